@@ -1,0 +1,380 @@
+"""The syntax tree both rule forms (text DSL and YAML) produce.
+
+Frozen dataclasses; every node carries its source span, which is left out of equality so that the DSL
+and YAML forms of one game compare equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Span
+
+SPAN = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Node:
+    pass
+
+
+# ---- types -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TBool(Node):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class TInt(Node):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class TCell(Node):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class TDir(Node):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class TNamed(Node):  # an enum
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class TRange(Node):  # lo..hi, inclusive
+    lo: "Expr"
+    hi: "Expr"
+    span: Span | None = SPAN
+
+
+TypeExpr = TBool | TInt | TCell | TDir | TNamed | TRange
+
+
+# ---- expressions -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IntLit(Node):
+    value: int
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class BoolLit(Node):
+    value: bool
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class NoneLit(Node):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    id: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class CellLit(Node):
+    row: "Expr"
+    col: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    """Arithmetic, comparison, logic and set operators: + - * / % == != < <= > >= and or | & in."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Not(Node):
+    operand: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Neg(Node):
+    operand: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Where(Node):
+    """`S where P`: the cells of S for which P holds (P is read at each cell, see `here`)."""
+
+    cells: "Expr"
+    pred: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class At(Node):
+    """`pose at cell`: a body value."""
+
+    pose: str
+    cell: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Range(Node):
+    lo: "Expr"
+    hi: "Expr"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    base: "Expr"
+    args: tuple["Expr", ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Field(Node):
+    base: "Expr"
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: str
+    args: tuple["Expr", ...]
+    span: Span | None = SPAN
+
+
+Expr = IntLit | BoolLit | NoneLit | Name | CellLit | Binary | Not | Neg | Where | At | Range | Index | Field | Call
+
+
+# ---- statements --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Let(Node):
+    name: str
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Assign(Node):
+    target: Name | Index
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class AugAssign(Node):
+    target: Name | Index
+    op: str  # "+" or "-"
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Require(Node):
+    cond: Expr
+    message: str | None = None  # shown when a level fails the requirement in `init` or a legend
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Return(Node):
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class CallStmt(Node):
+    call: Call
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Pass(Node):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class If(Node):
+    branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
+    orelse: tuple["Stmt", ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class For(Node):
+    var: str
+    iter: Expr
+    body: tuple["Stmt", ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class While(Node):
+    cond: Expr
+    body: tuple["Stmt", ...]
+    span: Span | None = SPAN
+
+
+Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | If | For | While
+
+
+# ---- declarations ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Game(Node):
+    name: str
+    title: str | None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Param(Node):
+    name: str
+    type: TypeExpr
+    default: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class EnumDecl(Node):
+    name: str
+    values: tuple[str, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class LayerDecl(Node):
+    name: str
+    type: TypeExpr
+    static: bool
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class GlobalDecl(Node):
+    name: str
+    dims: tuple[Expr, ...]
+    type: TypeExpr
+    default: Expr | None
+    static: bool
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Pose(Node):
+    name: str
+    cells: tuple[tuple[int, int], ...]  # offsets from the anchor
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Roll(Node):
+    pose: str  # from
+    dir: str  # L R U D
+    to: str  # pose after the roll
+    shift: tuple[int, int]  # anchor moves by this
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class BodyDecl(Node):
+    name: str
+    poses: tuple[Pose, ...]
+    rolls: tuple[Roll, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ParamDecl(Node):
+    name: str
+    type: TypeExpr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class DefDecl(Node):
+    name: str
+    params: tuple[ParamDecl, ...]
+    body: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ActionDecl(Node):
+    name: str
+    params: tuple[ParamDecl, ...]
+    notation: str | None
+    cost: Expr | None
+    when: Expr | None
+    body: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class InitDecl(Node):
+    body: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class GoalDecl(Node):
+    cond: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class FailDecl(Node):
+    cond: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class LimitDecl(Node):
+    cost: Expr
+    when: Expr | None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class HeuristicDecl(Node):
+    name: str
+    admissible: bool
+    body: tuple[Stmt, ...]  # an expression form becomes one Return
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class LegendEntry(Node):
+    """Which level tokens an entry matches: one ('x'), a range ('a'..'z') or any ('*')."""
+
+    kind: str  # "one" | "range" | "any"
+    first: str | None
+    last: str | None
+    body: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class LevelDecl(Node):
+    format: str
+    legend: tuple[LegendEntry, ...]
+    span: Span | None = SPAN
+
+
+Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | DefDecl | ActionDecl | InitDecl
+        | GoalDecl | FailDecl | LimitDecl | HeuristicDecl | LevelDecl)
+
+
+@dataclass(frozen=True)
+class RuleFile(Node):
+    decls: tuple[Decl, ...]
+    span: Span | None = SPAN

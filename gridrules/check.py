@@ -1,0 +1,937 @@
+"""The checker: AST -> IR. Resolves every name, types every expression, and collects located errors.
+
+Small passes over one RuleFile: `_declare` (names and duplicates), `_domains` (types of stored things),
+then each procedure body; finally whole-game checks (a goal exists, defs are used, no recursion).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import ast as A
+from . import ir
+from .errors import ErrorList, RuleError, Span, did_you_mean
+from .ir import BOOL, CELL, DIR, DIRS, INT, RANGE, SET, VOID, Ty
+
+ERR = Ty("error")  # the type of an expression that already produced an error: matches anything
+BUILTIN_CONSTS = ("cells", "rows", "cols", "here", "value")
+BUILTINS = ("region", "neighbours", "count", "any", "empty", "distinct", "on_board", "cells", "adjacent",
+            "abs", "min", "max", "first", "roll")
+KNOWN_FORMATS_HINT = None  # filled lazily from gridrules.levels
+
+
+def _same(a: Ty, b: Ty) -> bool:
+    return a == ERR or b == ERR or a == b
+
+
+@dataclass
+class Scope:
+    kind: str  # action | def | init | heuristic | legend | pred | when | const
+    names: list[dict] = field(default_factory=lambda: [{}])
+    nslots: int = 0
+    cell: int = 0  # depth of cell-predicate nesting (here bound)
+    returns: list = field(default_factory=list)
+    writes: bool = False
+    calls: set = field(default_factory=set)
+
+    def lookup(self, name):
+        for d in reversed(self.names):
+            if name in d:
+                return d[name]
+        return None
+
+    def declare(self, name, ty):
+        slot = self.nslots
+        self.nslots += 1
+        self.names[-1][name] = (slot, ty)
+        return slot
+
+
+class Checker:
+    def __init__(self, rf: A.RuleFile, path: str):
+        self.rf = rf
+        self.path = path
+        self.errors: list[RuleError] = []
+        self.warnings: list[RuleError] = []
+        self.params: dict[str, A.Param] = {}
+        self.enums: dict[str, tuple[str, ...]] = {}
+        self.enum_value: dict[str, tuple[str, int]] = {}  # value name -> (enum, index)
+        self.layers: dict[str, A.LayerDecl] = {}
+        self.globals: dict[str, A.GlobalDecl | A.BodyDecl] = {}
+        self.bodies: dict[str, A.BodyDecl] = {}
+        self.defs: dict[str, A.DefDecl] = {}
+        self.def_ir: dict[str, ir.Procedure] = {}
+        self.def_state: dict[str, str] = {}  # name -> "checking" | "done"
+        self.used: set[str] = set()
+        self.domains: dict[str, ir.Domain] = {}  # params, layers, globals
+
+    # ---- reporting
+    def error(self, msg, node_or_span, hint=None):
+        span = node_or_span if isinstance(node_or_span, Span) or node_or_span is None else node_or_span.span
+        self.errors.append(RuleError(msg, span, hint))
+        return ERR
+
+    def warn(self, msg, node, hint=None):
+        self.warnings.append(RuleError(msg, node.span, hint, warning=True))
+
+    # ---- pass 1: names
+    def declare(self):
+        seen: dict[str, A.Node] = {}
+        kinds = {}
+
+        def claim(name, node, kind):
+            if name in BUILTIN_CONSTS or name in BUILTINS or name in DIRS:
+                self.error(f"`{name}` is a built-in name and cannot be redefined", node)
+                return False
+            if name in seen:
+                prev = seen[name]
+                self.error(f"duplicate definition of `{name}` (first defined as a {kinds[name]} at line "
+                           f"{prev.span.line if prev.span else '?'})", node)
+                return False
+            seen[name] = node
+            kinds[name] = kind
+            return True
+
+        games = [d for d in self.rf.decls if isinstance(d, A.Game)]
+        if not games:
+            self.error("missing `game NAME` declaration", self._file_start(),
+                       "start the file with a line like `game mygame \"My game\"`")
+        for g in games[1:]:
+            self.error("duplicate `game` declaration", g)
+        for d in self.rf.decls:
+            if isinstance(d, A.Param) and claim(d.name, d, "param"):
+                self.params[d.name] = d
+            elif isinstance(d, A.EnumDecl) and claim(d.name, d, "enum"):
+                self.enums[d.name] = d.values
+                for i, v in enumerate(d.values):
+                    if v in self.enum_value or v in d.values[:i]:
+                        self.error(f"enum value `{v}` is defined twice", d)
+                    elif claim(v, d, "enum value"):
+                        self.enum_value[v] = (d.name, i)
+            elif isinstance(d, A.LayerDecl) and claim(d.name, d, "layer"):
+                self.layers[d.name] = d
+            elif isinstance(d, A.GlobalDecl) and claim(d.name, d, "global"):
+                self.globals[d.name] = d
+            elif isinstance(d, A.BodyDecl) and claim(d.name, d, "body"):
+                self.bodies[d.name] = d
+                self.globals[d.name] = d
+                ename = f"{d.name}.pose"
+                names = tuple(p.name for p in d.poses)
+                self.enums[ename] = names
+                for i, p in enumerate(d.poses):
+                    if p.name in names[:i]:
+                        self.error(f"pose `{p.name}` is defined twice", p)
+                    elif claim(p.name, p, "pose"):
+                        self.enum_value[p.name] = (ename, i)
+            elif isinstance(d, A.DefDecl) and claim(d.name, d, "def"):
+                self.defs[d.name] = d
+            elif isinstance(d, A.ActionDecl):
+                claim(d.name, d, "action")
+            elif isinstance(d, A.HeuristicDecl):
+                claim(d.name, d, "heuristic")
+
+    def _file_start(self):
+        from .errors import Source
+
+        return Span(Source(self.path, self._text()), 1, 1, 1, 2)
+
+    def _text(self):
+        for d in self.rf.decls:
+            if d.span is not None:
+                return d.span.source.text
+        return self.rf.span.source.text if self.rf.span else ""
+
+    # ---- pass 2: domains of stored things
+    def domain(self, t: A.Node, what: str, storable: bool) -> ir.Domain:
+        if isinstance(t, A.TBool):
+            return ir.Domain(BOOL)
+        if isinstance(t, A.TCell):
+            return ir.Domain(CELL)
+        if isinstance(t, A.TDir):
+            return ir.Domain(DIR)
+        if isinstance(t, A.TInt):
+            if storable:
+                self.error(f"{what} needs a range such as `0..9` to be stored in the state", t,
+                           "write the smallest and largest value, e.g. `0..colours-1`")
+            return ir.Domain(INT)
+        if isinstance(t, A.TNamed):
+            if t.name in self.enums and "." not in t.name:
+                return ir.Domain(ir.enum_ty(t.name))
+            cands = [n for n in self.enums if "." not in n] + ["bool", "int", "cell", "dir"]
+            self.error(f"unknown type `{t.name}`", t, did_you_mean(t.name, cands))
+            return ir.Domain(ERR)
+        if isinstance(t, A.TRange):
+            lo = self.const_expr(t.lo, "a range bound")
+            hi = self.const_expr(t.hi, "a range bound")
+            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and lo.value > hi.value:
+                self.error(f"empty range {lo.value}..{hi.value}", t)
+            return ir.Domain(INT, lo, hi)
+        raise AssertionError(t)
+
+    def const_expr(self, e: A.Node, what: str) -> ir.Expr:
+        """An expression over parameters and the board size only (domains, defaults, limits)."""
+        sc = Scope("const")
+        x = self.expr(e, sc)
+        if x.ty not in (INT, ERR):
+            self.error(f"{what} must be an int, not {x.ty}", e)
+        return x
+
+    # ---- expressions
+    def expr(self, e: A.Node, sc: Scope) -> ir.Expr:
+        m = getattr(self, "e_" + type(e).__name__)
+        return m(e, sc)
+
+    def e_IntLit(self, e, sc):
+        return ir.Const(INT, e.value, e.span)
+
+    def e_BoolLit(self, e, sc):
+        return ir.Const(BOOL, e.value, e.span)
+
+    def e_NoneLit(self, e, sc):
+        return ir.Const(CELL, None, e.span)
+
+    def e_CellLit(self, e, sc):
+        r, c = self.expr(e.row, sc), self.expr(e.col, sc)
+        for part, node in ((r, e.row), (c, e.col)):
+            if not _same(part.ty, INT):
+                self.error(f"a cell's row and column must be ints, not {part.ty}", node)
+        return ir.MakeCell(CELL, r, c, e.span)
+
+    def e_Name(self, e, sc):
+        n = e.id
+        loc = sc.lookup(n)
+        if loc is not None:
+            return ir.Local(loc[1], loc[0], n, e.span)
+        if n == "here":
+            if not sc.cell and sc.kind != "legend":
+                return self.error("`here` is only defined inside a cell condition (after `where`, in "
+                                  "`region(...)`, `distinct(...)`) or a level legend", e)
+            return ir.Here(CELL, e.span)
+        if n == "value":
+            if sc.kind != "legend":
+                return self.error("`value` is only defined in a level legend", e)
+            return ir.TokenValue(INT, e.span)
+        if n in ("rows", "cols"):
+            return ir.BoardSize(INT, n, e.span)
+        if n == "cells":
+            return ir.AllCells(SET, e.span)
+        if n in self.layers:
+            self.used.add(n)
+            if sc.kind == "const" or sc.kind == "when":
+                return self.error(f"layer `{n}` cannot be used here: only parameters are known", e)
+            if sc.cell or sc.kind == "legend":
+                return ir.LayerAt(self.domains[n].ty, n, ir.Here(CELL, e.span), e.span)
+            return self.error(f"layer `{n}` needs a cell: write `{n}[cell]`", e,
+                              "a bare layer name means `the value here` only inside a cell condition "
+                              "(after `where`, in `region`/`distinct`) or a legend")
+        if n in self.globals:
+            self.used.add(n)
+            if sc.kind in ("const", "when"):
+                return self.error(f"global `{n}` cannot be used here: only parameters are known", e)
+            g = self.globals[n]
+            if isinstance(g, A.GlobalDecl) and g.dims:
+                return self.error(f"`{n}` is an array: index it, e.g. `{n}[0]`", e)
+            return ir.GlobalRef(self.domains[n].ty, n, e.span)
+        if n in self.params:
+            self.used.add(n)
+            return ir.ParamRef(self.domains[n].ty, n, e.span)
+        if n in self.enum_value:
+            en, i = self.enum_value[n]
+            return ir.Const(ir.enum_ty(en), i, e.span)
+        if n in DIRS:
+            return ir.Const(DIR, DIRS.index(n), e.span)
+        if n in self.enums:
+            return self.error(f"`{n}` is a type; use one of its values: {', '.join(self.enums[n])}", e)
+        if n in self.defs:
+            return self.error(f"`{n}` is a def: call it as `{n}(...)`", e)
+        return self.error(f"unknown name `{n}`", e, did_you_mean(n, self._visible(sc)))
+
+    def _visible(self, sc):
+        names = set(BUILTIN_CONSTS) | set(self.layers) | set(self.globals) | set(self.params) | set(
+            self.enum_value) | set(DIRS)
+        for d in sc.names:
+            names |= set(d)
+        return names
+
+    def e_Binary(self, e, sc):
+        op = e.op
+        lhs, rhs = self.expr(e.left, sc), self.expr(e.right, sc)
+        a, b = lhs.ty, rhs.ty
+        if ERR in (a, b):
+            return ir.BinOp(ERR, op, lhs, rhs, e.span)
+        if op in ("and", "or"):
+            for t, node in ((a, e.left), (b, e.right)):
+                if t != BOOL:
+                    self.error(f"`{op}` needs bool operands, not {t}", node)
+            return ir.BinOp(BOOL, op, lhs, rhs, e.span)
+        if op in ("==", "!="):
+            if a != b:
+                return self.error(f"cannot compare {a} with {b}", e)
+            return ir.BinOp(BOOL, op, lhs, rhs, e.span)
+        if op in ("<", "<=", ">", ">="):
+            if a != INT or b != INT:
+                return self.error(f"`{op}` compares ints, not {a} and {b}", e)
+            return ir.BinOp(BOOL, op, lhs, rhs, e.span)
+        if op == "in":
+            if a == CELL and b == SET or a == INT and b == RANGE:
+                return ir.BinOp(BOOL, op, lhs, rhs, e.span)
+            return self.error(f"`in` tests a cell in a set or an int in a range, not {a} in {b}", e)
+        if op in ("*", "/", "%"):
+            if a != INT or b != INT:
+                return self.error(f"`{op}` needs ints, not {a} and {b}", e)
+            if op in ("/", "%") and isinstance(rhs, ir.Const) and rhs.value == 0:
+                return self.error("division by zero", e.right)
+            return ir.BinOp(INT, op, lhs, rhs, e.span)
+        if op == "+":
+            if a == INT and b == INT:
+                return ir.BinOp(INT, "+", lhs, rhs, e.span)
+            if a == CELL and b in (DIR, CELL):
+                return ir.BinOp(CELL, "+", lhs, rhs, e.span)
+            return self.error(f"cannot add {b} to {a}", e, "ints add; a cell plus a dir or a (row, col) "
+                                                          "offset is a cell; sets join with `|`")
+        if op == "-":
+            if a == INT and b == INT:
+                return ir.BinOp(INT, "-", lhs, rhs, e.span)
+            if a == SET and b in (SET, CELL):
+                return ir.BinOp(SET, "-", lhs, rhs, e.span)
+            if a == CELL and b == CELL:
+                return ir.BinOp(CELL, "-", lhs, rhs, e.span)
+            return self.error(f"cannot subtract {b} from {a}", e)
+        if op in ("|", "&"):
+            if a in (SET, CELL) and b in (SET, CELL) and SET in (a, b):
+                return ir.BinOp(SET, op, lhs, rhs, e.span)
+            return self.error(f"`{op}` combines sets of cells, not {a} and {b}", e)
+        raise AssertionError(op)
+
+    def e_Not(self, e, sc):
+        x = self.expr(e.operand, sc)
+        if not _same(x.ty, BOOL):
+            self.error(f"`not` needs a bool, not {x.ty}", e.operand)
+        return ir.Unary(BOOL, "not", x, e.span)
+
+    def e_Neg(self, e, sc):
+        x = self.expr(e.operand, sc)
+        if not _same(x.ty, INT):
+            self.error(f"cannot negate {x.ty}", e.operand)
+        if isinstance(x, ir.Const) and x.ty == INT:
+            return ir.Const(INT, -x.value, e.span)
+        return ir.Unary(INT, "neg", x, e.span)
+
+    def _pred(self, e, sc, want=BOOL, what="condition"):
+        sc.cell += 1
+        try:
+            p = self.expr(e, sc)
+        finally:
+            sc.cell -= 1
+        if want is not None and not _same(p.ty, want):
+            self.error(f"the {what} must be {want}, not {p.ty}", e)
+        return p
+
+    def e_Where(self, e, sc):
+        s = self.expr(e.cells, sc)
+        if not _same(s.ty, SET):
+            self.error(f"`where` filters a set of cells, not {s.ty}", e.cells)
+        p = self._pred(e.pred, sc, BOOL, "condition after `where`")
+        return ir.Where(SET, s, p, e.span)
+
+    def e_At(self, e, sc):
+        if e.pose not in self.enum_value or not self.enum_value[e.pose][0].endswith(".pose"):
+            poses = [v for v, (en, _) in self.enum_value.items() if en.endswith(".pose")]
+            self.error(f"unknown pose `{e.pose}`", e, did_you_mean(e.pose, poses))
+            self.expr(e.cell, sc)
+            return ir.Const(ERR, None, e.span)
+        en, i = self.enum_value[e.pose]
+        c = self.expr(e.cell, sc)
+        if not _same(c.ty, CELL):
+            self.error(f"`{e.pose} at ...` needs a cell, not {c.ty}", e.cell)
+        body = en[: -len(".pose")]
+        return ir.MakeBody(ir.body_ty(body), body, i, c, e.span)
+
+    def e_Range(self, e, sc):
+        lo, hi = self.expr(e.lo, sc), self.expr(e.hi, sc)
+        for x, node in ((lo, e.lo), (hi, e.hi)):
+            if not _same(x.ty, INT):
+                self.error(f"a range bound must be an int, not {x.ty}", node)
+        return ir.RangeOf(RANGE, lo, hi, e.span)
+
+    def e_Index(self, e, sc, target=False):
+        if not isinstance(e.base, A.Name):
+            return self.error("only layers and global arrays can be indexed", e.base)
+        n = e.base.id
+        if n in self.layers:
+            self.used.add(n)
+            if sc.kind in ("const", "when"):
+                return self.error(f"layer `{n}` cannot be used here: only parameters are known", e)
+            if len(e.args) != 1:
+                return self.error(f"layer `{n}` takes one cell index, not {len(e.args)}", e)
+            c = self.expr(e.args[0], sc)
+            if target and c.ty == SET:
+                return c
+            if not _same(c.ty, CELL):
+                return self.error(f"a layer is indexed by a cell, not {c.ty}", e.args[0])
+            return ir.LayerAt(self.domains[n].ty, n, c, e.span)
+        g = self.globals.get(n)
+        if isinstance(g, A.GlobalDecl) and g.dims:
+            self.used.add(n)
+            if sc.kind in ("const", "when"):
+                return self.error(f"global `{n}` cannot be used here: only parameters are known", e)
+            if len(e.args) != len(g.dims):
+                return self.error(f"`{n}` has {len(g.dims)} dimension(s) but {len(e.args)} index(es) were given", e)
+            idx = []
+            for a in e.args:
+                x = self.expr(a, sc)
+                if not (_same(x.ty, INT) or x.ty.kind in ("enum",) or x.ty == DIR):
+                    self.error(f"an array index must be an int or an enum value, not {x.ty}", a)
+                idx.append(x)
+            return ir.ArrayAt(self.domains[n].ty, n, tuple(idx), e.span)
+        if n in self.globals or n in self.params:
+            return self.error(f"`{n}` is not an array and cannot be indexed", e)
+        return self.error(f"unknown name `{n}`", e.base, did_you_mean(n, self._visible(sc)))
+
+    def e_Field(self, e, sc):
+        b = self.expr(e.base, sc)
+        if b.ty == ERR:
+            return b
+        if b.ty == CELL and e.name in ("row", "col"):
+            return ir.FieldOf(INT, b, e.name, e.span)
+        if b.ty.kind == "body" and e.name in ("pose", "at"):
+            ty = ir.enum_ty(f"{b.ty.name}.pose") if e.name == "pose" else CELL
+            return ir.FieldOf(ty, b, e.name, e.span)
+        fields = {"cell": "row, col", "body": "pose, at"}.get(b.ty.kind)
+        hint = f"{b.ty} has: {fields}" if fields else None
+        return self.error(f"{b.ty} has no field `{e.name}`", e, hint)
+
+    def e_Call(self, e, sc):
+        f = e.func
+        if f in self.defs:
+            return self._call_def(e, sc)
+        if f not in BUILTINS:
+            return self.error(f"unknown function `{f}`", e, did_you_mean(f, list(BUILTINS) + list(self.defs)))
+        if sc.kind in ("const", "when") and f not in ("abs", "min", "max"):
+            return self.error(f"`{f}` cannot be used here: only parameters are known", e)
+        arity = {"region": 2, "neighbours": 1, "count": 1, "any": 1, "empty": 1, "distinct": 2, "on_board": 1,
+                 "cells": 1, "adjacent": 2, "abs": 1, "first": 1, "roll": 2}
+        n = len(e.args)
+        if f in ("min", "max"):
+            if n < 2:
+                return self.error(f"`{f}` needs at least 2 arguments, got {n}", e)
+        elif n != arity[f]:
+            return self.error(f"`{f}` takes {arity[f]} argument(s), got {n}", e)
+        if f == "region":
+            seeds = self.expr(e.args[0], sc)
+            self._want(seeds, (SET, CELL), "region's seeds", e.args[0])
+            pred = self._pred(e.args[1], sc, BOOL, "region's condition")
+            return ir.Builtin(SET, f, (seeds, pred), e.span)
+        if f == "distinct":
+            s = self.expr(e.args[0], sc)
+            self._want(s, (SET,), "distinct's cells", e.args[0])
+            v = self._pred(e.args[1], sc, None)
+            if not (v.ty in (INT, BOOL, DIR, ERR) or v.ty.kind == "enum"):
+                self.error(f"distinct counts int, bool or enum values, not {v.ty}", e.args[1])
+            return ir.Builtin(INT, f, (s, v), e.span)
+        args = tuple(self.expr(a, sc) for a in e.args)
+        sig = {
+            "neighbours": ((SET, CELL),), "count": ((SET,),), "any": ((SET,),), "empty": ((SET,),),
+            "on_board": ((CELL, "body"),), "cells": (("body",),), "adjacent": ((CELL,), (CELL,)),
+            "abs": ((INT,),), "first": ((SET,),), "roll": (("body",), (DIR,)),
+        }
+        want = sig.get(f, tuple((INT,) for _ in args))
+        for x, w, node in zip(args, want, e.args):
+            self._want(x, w, f"`{f}`'s argument", node)
+        ret = {"neighbours": SET, "count": INT, "any": BOOL, "empty": BOOL, "on_board": BOOL, "cells": SET,
+               "adjacent": BOOL, "abs": INT, "min": INT, "max": INT, "first": CELL}.get(f)
+        if f == "roll":
+            ret = args[0].ty
+        return ir.Builtin(ret, f, args, e.span)
+
+    def _want(self, x, kinds, what, node):
+        if x.ty == ERR:
+            return
+        for k in kinds:
+            if k == "body" and x.ty.kind == "body" or x.ty == k:
+                return
+        names = " or ".join("a body" if k == "body" else str(k) for k in kinds)
+        self.error(f"{what} must be {names}, not {x.ty}", node)
+
+    def _call_def(self, e, sc):
+        d = self.defs[e.func]
+        self.used.add(e.func)
+        proc = self._check_def(d)
+        if len(e.args) != len(d.params):
+            return self.error(f"`{d.name}` takes {len(d.params)} argument(s), got {len(e.args)}", e)
+        args = []
+        for a, (pname, dom) in zip(e.args, proc.params if proc else ()):
+            x = self.expr(a, sc)
+            if not _same(x.ty, dom.ty):
+                self.error(f"argument `{pname}` of `{d.name}` must be {dom.ty}, not {x.ty}", a)
+            args.append(x)
+        if proc is None:
+            return ir.CallDef(ERR, d.name, tuple(args), e.span)
+        if proc.writes_state:
+            sc.writes = True
+            if sc.kind in ("heuristic", "pred", "const", "when"):
+                self.error(f"`{d.name}` changes the state and cannot be called here", e)
+        sc.calls.add(d.name)
+        return ir.CallDef(proc.returns, d.name, tuple(args), e.span)
+
+    # ---- statements
+    def block(self, stmts, sc: Scope, new_scope=True) -> tuple[ir.Stmt, ...]:
+        if new_scope:
+            sc.names.append({})
+        out = []
+        ended = None
+        for s in stmts:
+            if ended is not None:
+                self.error(f"unreachable statement: it follows {ended}", s)
+                break
+            out.extend(self.stmt(s, sc))
+            if isinstance(s, A.Return):
+                ended = f"`return` on line {s.span.line if s.span else '?'}"
+            elif isinstance(s, A.Require) and isinstance(s.cond, A.BoolLit) and not s.cond.value:
+                ended = f"`require false` on line {s.span.line if s.span else '?'}"
+        if new_scope:
+            sc.names.pop()
+        return tuple(out)
+
+    def stmt(self, s, sc: Scope) -> list[ir.Stmt]:
+        if isinstance(s, A.Pass):
+            return []
+        if isinstance(s, A.Let):
+            v = self.expr(s.value, sc)
+            if v.ty == VOID:
+                self.error("this call returns no value", s.value)
+            if s.name in sc.names[-1]:
+                self.error(f"`{s.name}` is already defined in this block", s)
+            elif self._is_global_name(s.name):
+                self.error(f"`let {s.name}` would hide the {self._kind_of(s.name)} `{s.name}`", s,
+                           "pick another name for the local")
+            slot = sc.declare(s.name, v.ty)
+            return [ir.SetLocal(slot, v, s.span)]
+        if isinstance(s, (A.Assign, A.AugAssign)):
+            return [self._assign(s, sc)]
+        if isinstance(s, A.Require):
+            if sc.kind in ("heuristic",):
+                self.error("`require` is not allowed in a heuristic", s)
+            c = self.expr(s.cond, sc)
+            if not _same(c.ty, BOOL):
+                self.error(f"`require` needs a bool condition, not {c.ty}", s.cond)
+            return [ir.Require(c, s.message, s.span)]
+        if isinstance(s, A.Return):
+            if sc.kind not in ("def", "heuristic"):
+                self.error("`return` is only allowed in a def or a heuristic", s)
+            v = self.expr(s.value, sc)
+            sc.returns.append((v.ty, s))
+            return [ir.Return(v, s.span)]
+        if isinstance(s, A.CallStmt):
+            if s.call.func not in self.defs:
+                if s.call.func in BUILTINS:
+                    self.error(f"the value of `{s.call.func}(...)` is not used", s)
+                else:
+                    self.error(f"unknown function `{s.call.func}`", s.call,
+                               did_you_mean(s.call.func, list(self.defs)))
+                return []
+            return [ir.Eval(self._call_def(s.call, sc), s.span)]
+        if isinstance(s, A.If):
+            branches = []
+            for cond, body in s.branches:
+                c = self.expr(cond, sc)
+                if not _same(c.ty, BOOL):
+                    self.error(f"`if` needs a bool condition, not {c.ty}", cond)
+                branches.append((c, self.block(body, sc)))
+            return [ir.If(tuple(branches), self.block(s.orelse, sc), s.span)]
+        if isinstance(s, A.While):
+            c = self.expr(s.cond, sc)
+            if not _same(c.ty, BOOL):
+                self.error(f"`while` needs a bool condition, not {c.ty}", s.cond)
+            return [ir.While(c, self.block(s.body, sc), s.span)]
+        if isinstance(s, A.For):
+            it = self._iterable(s.iter, sc)
+            sc.names.append({})
+            var_ty = {SET: CELL, RANGE: INT}.get(it.ty, it.ty)
+            if self._is_global_name(s.var):
+                self.error(f"loop variable `{s.var}` would hide the {self._kind_of(s.var)} `{s.var}`", s)
+            slot = sc.declare(s.var, var_ty)
+            body = self.block(s.body, sc, new_scope=False)
+            sc.names.pop()
+            return [ir.For(slot, it, body, s.span)]
+        raise AssertionError(s)
+
+    def _iterable(self, e, sc):
+        if isinstance(e, A.Name) and e.id in self.enums and "." not in e.id:
+            return ir.Const(ir.enum_ty(e.id), None, e.span)  # every value of the enum
+        x = self.expr(e, sc)
+        if x.ty not in (SET, RANGE, ERR):
+            self.error(f"`for` runs over a set of cells, a range `a..b` or an enum, not {x.ty}", e)
+        return x
+
+    def _is_global_name(self, n):
+        return n in self.layers or n in self.globals or n in self.params or n in self.enum_value
+
+    def _kind_of(self, n):
+        for kind, table in (("layer", self.layers), ("global", self.globals), ("param", self.params),
+                            ("enum value", self.enum_value)):
+            if n in table:
+                return kind
+        return "name"
+
+    def _assign(self, s, sc) -> ir.Stmt:
+        t = s.target
+        value = self.expr(s.value, sc)
+        aug = isinstance(s, A.AugAssign)
+
+        def combine(cur: ir.Expr) -> ir.Expr:
+            if not aug:
+                return value
+            if not _same(cur.ty, INT) or not _same(value.ty, INT):
+                self.error(f"`{s.op}=` needs ints, not {cur.ty} and {value.ty}", s)
+            return ir.BinOp(INT, s.op, cur, value, s.span)
+
+        def check_ty(want: Ty, what: str):
+            got = value.ty
+            if not _same(want, got):
+                self.error(f"cannot assign {got} to {what} of type {want}", s.value)
+
+        if isinstance(t, A.Name):
+            n = t.id
+            loc = sc.lookup(n)
+            if loc is not None:
+                slot, ty = loc
+                cur = ir.Local(ty, slot, n, t.span)
+                v = combine(cur)
+                if not aug:
+                    check_ty(ty, f"`{n}`")
+                return ir.SetLocal(slot, v, s.span)
+            if n in self.layers:
+                self.used.add(n)
+                if sc.kind != "legend":
+                    return self.error(f"layer `{n}` needs a cell: write `{n}[cell] = ...`", t)
+                self._may_write(n, self.layers[n].static, s, sc)
+                dom = self.domains[n]
+                v = combine(ir.LayerAt(dom.ty, n, ir.Here(CELL), t.span))
+                if not aug:
+                    check_ty(dom.ty, f"layer `{n}`")
+                self._const_in_domain(value, dom, s.value, f"layer `{n}`")
+                return ir.SetLayer(n, ir.Here(CELL), v, s.span)
+            if n in self.globals:
+                self.used.add(n)
+                g = self.globals[n]
+                if isinstance(g, A.GlobalDecl) and g.dims:
+                    return self.error(f"`{n}` is an array: assign one element, e.g. `{n}[0] = ...`", t)
+                self._may_write(n, isinstance(g, A.GlobalDecl) and g.static, s, sc)
+                dom = self.domains[n]
+                v = combine(ir.GlobalRef(dom.ty, n, t.span))
+                if not aug:
+                    check_ty(dom.ty, f"global `{n}`")
+                self._const_in_domain(value, dom, s.value, f"global `{n}`")
+                return ir.SetGlobal(n, v, s.span)
+            if n in self.params:
+                return self.error(f"parameter `{n}` cannot be changed by the rules", t,
+                                  "parameters are set on the command line with --param")
+            if n in self.enum_value or n in DIRS or n in BUILTIN_CONSTS:
+                return self.error(f"cannot assign to `{n}`", t)
+            return self.error(f"unknown name `{n}`", t,
+                              did_you_mean(n, self._visible(sc)) or f"declare a local first: `let {n} = ...`")
+        assert isinstance(t, A.Index)
+        n = t.base.id
+        if n in self.layers:
+            self.used.add(n)
+            self._may_write(n, self.layers[n].static, s, sc)
+            where = self.e_Index(t, sc, target=True)
+            if where.ty == ERR:
+                return where
+            dom = self.domains[n]
+            if where.ty == SET:
+                if aug:
+                    self.error(f"`{s.op}=` on a set of cells is not supported; loop over the cells", s)
+                check_ty(dom.ty, f"layer `{n}`")
+                self._const_in_domain(value, dom, s.value, f"layer `{n}`")
+                return ir.SetLayer(n, where, value, s.span)
+            v = combine(where)
+            if not aug:
+                check_ty(dom.ty, f"layer `{n}`")
+            self._const_in_domain(value, dom, s.value, f"layer `{n}`")
+            return ir.SetLayer(n, where.cell, v, s.span)
+        g = self.globals.get(n)
+        if isinstance(g, A.GlobalDecl) and g.dims:
+            self.used.add(n)
+            self._may_write(n, g.static, s, sc)
+            at = self.e_Index(t, sc)
+            if at.ty == ERR:
+                return at
+            dom = self.domains[n]
+            v = combine(at)
+            if not aug:
+                check_ty(dom.ty, f"`{n}`")
+            self._const_in_domain(value, dom, s.value, f"`{n}`")
+            return ir.SetArray(n, at.index, v, s.span)
+        return self.e_Index(t, sc)
+
+    def _may_write(self, name, static, s, sc):
+        if sc.kind in ("heuristic", "pred", "const", "when"):
+            self.error(f"`{name}` cannot be changed in a {'heuristic' if sc.kind == 'heuristic' else 'condition'}", s)
+        elif static and sc.kind not in ("init", "legend"):
+            self.error(f"`{name}` is static (part of the level) and can only be set in `init` or a legend", s)
+        sc.writes = True
+
+    def _const_in_domain(self, value, dom, node, what):
+        if isinstance(value, ir.Const) and dom.ty == INT and isinstance(dom.lo, ir.Const) and isinstance(dom.hi, ir.Const):
+            if value.ty == INT and not dom.lo.value <= value.value <= dom.hi.value:
+                self.error(f"value {value.value} is outside {what}'s domain {dom.lo.value}..{dom.hi.value}", node)
+
+    # ---- procedures
+    def _params(self, params, sc, finite: bool):
+        out = []
+        seen = set()
+        for p in params:
+            dom = self.domain(p.type, f"parameter `{p.name}`", storable=False)
+            if finite and dom.ty == INT and dom.lo is None:
+                self.error(f"action parameter `{p.name}` needs a finite type (a range such as 0..5, an enum, "
+                           "dir, cell or bool)", p.type)
+            if p.name in seen:
+                self.error(f"duplicate parameter `{p.name}`", p)
+            elif self._is_global_name(p.name):
+                self.error(f"parameter `{p.name}` would hide the {self._kind_of(p.name)} `{p.name}`", p)
+            seen.add(p.name)
+            sc.declare(p.name, dom.ty)
+            out.append((p.name, dom))
+        return tuple(out)
+
+    def _returns(self, sc, node, what) -> Ty:
+        tys = {t for t, _ in sc.returns if t != ERR}
+        if len(tys) > 1:
+            self.error(f"{what} returns values of different types: {', '.join(sorted(map(str, tys)))}", node)
+        return next(iter(tys)) if tys else VOID
+
+    def _check_def(self, d: A.DefDecl) -> ir.Procedure | None:
+        state = self.def_state.get(d.name)
+        if state == "done":
+            return self.def_ir[d.name]
+        if state == "checking":
+            self.error(f"`{d.name}` calls itself (recursion is not allowed)", d)
+            return None
+        self.def_state[d.name] = "checking"
+        sc = Scope("def")
+        params = self._params(d.params, sc, finite=False)
+        body = self.block(d.body, sc, new_scope=False)
+        ret = self._returns(sc, d, f"`{d.name}`")
+        if ret != VOID and not _always_returns(d.body):
+            self.error(f"`{d.name}` does not return a value on every path", d)
+        proc = ir.Procedure(d.name, params, body, sc.nslots, ret, sc.writes, d.span)
+        self.def_ir[d.name] = proc
+        self.def_state[d.name] = "done"
+        return proc
+
+    # ---- the whole file
+    def run(self) -> ir.Game:
+        self.declare()
+        for name, p in self.params.items():
+            self.domains[name] = self.domain(p.type, f"parameter `{name}`", storable=False)
+        for name, layer in self.layers.items():
+            self.domains[name] = self.domain(layer.type, f"layer `{name}`", storable=not layer.static)
+        for name, g in self.globals.items():
+            if isinstance(g, A.BodyDecl):
+                self.domains[name] = ir.Domain(ir.body_ty(name))
+            else:
+                self.domains[name] = self.domain(g.type, f"global `{name}`", storable=not g.static)
+        params = []
+        for name, p in self.params.items():
+            sc = Scope("const")
+            default = self.expr(p.default, sc)
+            dom = self.domains[name]
+            if not _same(default.ty, dom.ty):
+                self.error(f"default of parameter `{name}` must be {dom.ty}, not {default.ty}", p.default)
+            self._const_in_domain(default, dom, p.default, f"parameter `{name}`")
+            params.append(ir.ParamInfo(name, dom, default, p.span))
+        layers = [ir.LayerInfo(n, self.domains[n], d.static, d.span) for n, d in self.layers.items()]
+        globals_ = []
+        bodies = []
+        for name, g in self.globals.items():
+            if isinstance(g, A.BodyDecl):
+                bodies.append(self._body(g))
+                globals_.append(ir.GlobalInfo(name, (), self.domains[name], None, False, g.span))
+                continue
+            dims = tuple(self.const_expr(x, "an array size") for x in g.dims)
+            default = None
+            if g.default is not None:
+                default = self.expr(g.default, Scope("const"))
+                if not _same(default.ty, self.domains[name].ty):
+                    self.error(f"default of `{name}` must be {self.domains[name].ty}, not {default.ty}", g.default)
+                self._const_in_domain(default, self.domains[name], g.default, f"global `{name}`")
+            globals_.append(ir.GlobalInfo(name, dims, self.domains[name], default, g.static, g.span))
+        for d in self.defs.values():
+            self._check_def(d)
+        actions, heuristics, goals, fails, formats = [], [], [], [], []
+        init = None
+        limit = None
+        pred_slots = 0
+        for d in self.rf.decls:
+            if isinstance(d, A.ActionDecl):
+                actions.append(self._action(d))
+            elif isinstance(d, A.HeuristicDecl):
+                sc = Scope("heuristic")
+                body = self.block(d.body, sc, new_scope=False)
+                ret = self._returns(sc, d, f"heuristic `{d.name}`")
+                if ret not in (INT, ERR, VOID):
+                    self.error(f"heuristic `{d.name}` must return an int, not {ret}", d)
+                if not _always_returns(d.body):
+                    self.error(f"heuristic `{d.name}` does not return a value on every path", d)
+                heuristics.append(ir.HeuristicInfo(ir.Procedure(d.name, (), body, sc.nslots, INT, False, d.span),
+                                                   d.admissible))
+            elif isinstance(d, (A.GoalDecl, A.FailDecl)):
+                sc = Scope("pred")
+                c = self.expr(d.cond, sc)
+                pred_slots = max(pred_slots, sc.nslots)
+                word = "goal" if isinstance(d, A.GoalDecl) else "fail"
+                if not _same(c.ty, BOOL):
+                    self.error(f"a {word} condition must be bool, not {c.ty}", d.cond)
+                (goals if isinstance(d, A.GoalDecl) else fails).append(c)
+            elif isinstance(d, A.InitDecl):
+                if init is not None:
+                    self.error("duplicate `init` block", d)
+                sc = Scope("init")
+                body = self.block(d.body, sc, new_scope=False)
+                init = ir.Procedure("init", (), body, sc.nslots, VOID, True, d.span)
+            elif isinstance(d, A.LimitDecl):
+                if limit is not None:
+                    self.error("duplicate `limit`", d)
+                cost = self.const_expr(d.cost, "a limit")
+                when = ir.Const(BOOL, True)
+                if d.when is not None:
+                    when = self.expr(d.when, Scope("const"))
+                    if not _same(when.ty, BOOL):
+                        self.error(f"`when` needs a bool condition, not {when.ty}", d.when)
+                limit = (cost, when)
+            elif isinstance(d, A.LevelDecl):
+                formats.append(self._level(d, formats))
+        if not goals:
+            self.error("the rules have no goal", self._file_start(), "add a line like `goal: empty(cells where ...)`")
+        if not actions:
+            self.error("the rules have no action", self._file_start(), "add an `action name(...):` block")
+        for name, d in self.defs.items():
+            if name not in self.used:
+                self.error(f"def `{name}` is never used", d, "call it from an action, or delete it")
+        for name, layer in self.layers.items():
+            if name not in self.used:
+                self.warn(f"layer `{name}` is never used", layer)
+        game = next((d for d in self.rf.decls if isinstance(d, A.Game)), None)
+        if self.errors:
+            raise ErrorList(sorted(self.errors, key=lambda e: (e.span.line, e.span.col) if e.span else (0, 0)))
+        return ir.Game(
+            name=game.name, title=game.title, path=self.path, params=tuple(params),
+            enums=tuple((k, v) for k, v in self.enums.items()), layers=tuple(layers), globals=tuple(globals_),
+            bodies=tuple(bodies), defs=tuple(self.def_ir[n] for n in self.defs), actions=tuple(actions),
+            init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
+            formats=tuple(formats), predicates_nlocals=pred_slots)
+
+    def _action(self, d: A.ActionDecl) -> ir.ActionInfo:
+        sc = Scope("action")
+        params = self._params(d.params, sc, finite=True)
+        when = ir.Const(BOOL, True)
+        if d.when is not None:
+            wsc = Scope("when")
+            for name, dom in params:
+                wsc.declare(name, dom.ty)
+            when = self.expr(d.when, wsc)
+            if not _same(when.ty, BOOL):
+                self.error(f"`when` needs a bool condition, not {when.ty}", d.when)
+            elif isinstance(when, ir.Const) and when.value is False:
+                self.error(f"action `{d.name}` can never apply: its `when` is false", d.when)
+        cost = ir.Const(INT, 1)
+        if d.cost is not None:
+            cost = self.expr(d.cost, sc)
+            if not _same(cost.ty, INT):
+                self.error(f"a cost must be an int, not {cost.ty}", d.cost)
+            elif isinstance(cost, ir.Const) and cost.value < 0:
+                self.error(f"a cost cannot be negative ({cost.value})", d.cost)
+        if d.notation is not None:
+            names = {p for p, _ in params}
+            for m in re.finditer(r"\{([^{}]*)\}", d.notation):
+                if m.group(1) not in names:
+                    self.error(f"notation uses `{{{m.group(1)}}}` but `{d.name}` has no parameter of that name", d,
+                               did_you_mean(m.group(1), names))
+        body = self.block(d.body, sc, new_scope=False)
+        proc = ir.Procedure(d.name, params, body, sc.nslots, VOID, True, d.span)
+        return ir.ActionInfo(proc, d.notation, cost, when, d.span)
+
+    def _body(self, b: A.BodyDecl) -> ir.BodyInfo:
+        poses = tuple(p.name for p in b.poses)
+        cells = []
+        for p in b.poses:
+            if (0, 0) not in p.cells:
+                self.error(f"pose `{p.name}` must cover its anchor (0, 0)", p)
+            if len(set(p.cells)) != len(p.cells):
+                self.error(f"pose `{p.name}` lists a cell twice", p)
+            cells.append(tuple(p.cells))
+        table: dict[tuple[int, int], tuple[int, tuple[int, int]]] = {}
+        for r in b.rolls:
+            if r.pose not in poses:
+                self.error(f"unknown pose `{r.pose}` in a roll of `{b.name}`", r, did_you_mean(r.pose, poses))
+                continue
+            if r.dir not in DIRS:
+                self.error(f"unknown direction `{r.dir}`: a roll goes L, R, U or D", r)
+                continue
+            if r.to not in poses:
+                self.error(f"unknown pose `{r.to}` in a roll of `{b.name}`", r, did_you_mean(r.to, poses))
+                continue
+            key = (poses.index(r.pose), DIRS.index(r.dir))
+            if key in table:
+                self.error(f"the roll of pose `{r.pose}` to {r.dir} is given twice", r)
+            table[key] = (poses.index(r.to), r.shift)
+        rolls = []
+        for pi, pname in enumerate(poses):
+            row = []
+            for di, dname in enumerate(DIRS):
+                if (pi, di) not in table:
+                    self.error(f"body `{b.name}` does not say where pose `{pname}` rolls to {dname}", b)
+                    row.append((pi, (0, 0)))
+                else:
+                    row.append(table[(pi, di)])
+            rolls.append(tuple(row))
+        return ir.BodyInfo(b.name, poses, tuple(cells), tuple(rolls), b.span)
+
+    def _level(self, d: A.LevelDecl, earlier) -> ir.LevelFormat:
+        from .levels import READERS
+
+        if d.format not in READERS:
+            self.error(f"unknown level format `{d.format}`", d,
+                       did_you_mean(d.format, READERS) or "known formats: " + ", ".join(sorted(READERS)))
+        if any(f.format == d.format for f in earlier):
+            self.error(f"level format `{d.format}` is declared twice", d)
+        legend = []
+        seen_tokens: dict[str, int] = {}
+        for entry in d.legend:
+            if entry.kind == "one" and len(entry.first) != 1 or entry.kind == "range" and (
+                    len(entry.first) != 1 or len(entry.last) != 1):
+                self.error("a legend entry names single characters, such as '#' or 'a'..'z'", entry)
+                continue
+            if entry.kind == "range" and entry.first > entry.last:
+                self.error(f"empty character range '{entry.first}'..'{entry.last}'", entry)
+                continue
+            chars = ([entry.first] if entry.kind == "one" else
+                     [chr(c) for c in range(ord(entry.first), ord(entry.last) + 1)] if entry.kind == "range" else ["*"])
+            for ch in chars:
+                if ch in seen_tokens:
+                    self.error(f"legend character {ch!r} is already given on line {seen_tokens[ch]}", entry)
+                    break
+                seen_tokens[ch] = entry.span.line if entry.span else 0
+            sc = Scope("legend")
+            body = self.block(entry.body, sc, new_scope=False)
+            proc = ir.Procedure(f"legend {entry.first or '*'}", (), body, sc.nslots, VOID, True, entry.span)
+            legend.append(ir.LegendInfo(entry.kind, entry.first, entry.last, proc, entry.span))
+        return ir.LevelFormat(d.format, tuple(legend), d.span)
+
+
+def _always_returns(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, A.Return):
+            return True
+        if isinstance(s, A.If) and s.orelse and all(_always_returns(b) for _, b in s.branches) and _always_returns(s.orelse):
+            return True
+    return False
+
+
+def check(rf: A.RuleFile, path: str) -> tuple[ir.Game, list[RuleError]]:
+    """Check a parsed rule file; return the IR and the warnings, or raise ErrorList."""
+    c = Checker(rf, path)
+    game = c.run()
+    return game, c.warnings

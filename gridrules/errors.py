@@ -1,0 +1,113 @@
+"""One exception hierarchy for everything a user can get wrong; each error knows where it happened.
+
+Errors print as ``file:line:col: message`` followed by the source line and a caret, like a compiler.
+Exit codes (the CLI's contract): 1 check failed / proved unsolvable, 2 usage or input error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Source:
+    """A text a user gave us (a rule file, a level file, a command-line value)."""
+
+    path: str
+    text: str = field(repr=False, compare=False)
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.splitlines()
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Span:
+    source: Source
+    line: int  # 1-based
+    col: int  # 1-based
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.source.path}:{self.line}:{self.col}"
+
+    def shifted(self, source: Source, dline: int, dcol: int, first_line_only: bool) -> "Span":
+        """This span, read from a snippet embedded in `source` (YAML strings): move it to its true place."""
+        col = self.col + (dcol if self.line == 1 or not first_line_only else 0)
+        end_col = self.end_col + (dcol if self.end_line == 1 or not first_line_only else 0)
+        return Span(source, self.line + dline, col, self.end_line + dline, end_col)
+
+
+class GridrulesError(Exception):
+    """Base of every error meant for the user; never shown with a traceback."""
+
+    exit_code = 2
+
+    def render(self) -> str:
+        return str(self)
+
+
+class Diagnostic(GridrulesError):
+    """One located message: ``file:line:col: [warning: ]message``, the source line and a caret."""
+
+    def __init__(self, message: str, span: Span | None, hint: str | None = None, warning: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+        self.warning = warning
+
+    def render(self) -> str:
+        kind = "warning: " if self.warning else ""
+        if self.span is None:
+            head = f"{kind}{self.message}"
+            return head + (f"\n  hint: {self.hint}" if self.hint else "")
+        out = [f"{self.span}: {kind}{self.message}"]
+        text = self.span.source.line_text(self.span.line)
+        if text or self.span.line:
+            shown = text.replace("\t", " ")
+            out.append("  " + shown)
+            width = 1
+            if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
+                width = self.span.end_col - self.span.col
+            out.append("  " + " " * (self.span.col - 1) + "^" * width)
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class RuleError(Diagnostic):
+    """A rule file is wrong (syntax or meaning)."""
+
+
+class LevelError(Diagnostic):
+    """A level file is wrong."""
+
+
+class RuleRuntimeError(Diagnostic):
+    """A rule did something impossible while running (e.g. stored an off-board cell)."""
+
+
+class ErrorList(GridrulesError):
+    """Several diagnostics found in one pass; rendered one after another."""
+
+    def __init__(self, errors: list[Diagnostic]):
+        super().__init__("; ".join(e.message for e in errors))
+        self.errors = errors
+
+    def render(self) -> str:
+        return "\n".join(e.render() for e in self.errors)
+
+
+class UsageError(GridrulesError):
+    """A command-line argument or file the user named is unusable."""
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None

@@ -1,0 +1,377 @@
+"""A game instance: one checked game, its parameter values and one level. Immutable once built.
+
+`instantiate` resolves domains for the level's board size, applies the rule file's legend to the level's
+tokens, assigns the reader's named values, runs `init`, and packs the initial state (layout.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from . import ir
+from .errors import LevelError, RuleError, RuleRuntimeError, UsageError
+from .layout import Layout
+from .levels import RawLevel
+
+
+@dataclass(frozen=True)
+class Dom:
+    """A resolved domain: what one stored value may be, and how it is coded into bits."""
+
+    kind: str  # bool | int | enum | dir | cell | body
+    lo: int = 0
+    hi: int = 0
+    names: tuple[str, ...] = ()  # enum values, dir names, body poses
+    cells: int = 0  # board cells (for cell and body codes)
+
+    @property
+    def count(self) -> int:
+        return {"bool": 2, "int": self.hi - self.lo + 1, "enum": len(self.names), "dir": 4,
+                "cell": self.cells + 1, "body": len(self.names) * (self.cells + 1)}[self.kind]
+
+    def default(self):
+        return {"bool": False, "int": self.lo, "enum": 0, "dir": 0, "cell": None, "body": (0, None)}[self.kind]
+
+    def describe(self) -> str:
+        return f"{self.lo}..{self.hi}" if self.kind == "int" else self.kind
+
+
+def _cell_code(c, rows, cols):
+    if c is None:
+        return rows * cols
+    r, k = c
+    if not (0 <= r < rows and 0 <= k < cols):
+        raise ValueError(c)
+    return r * cols + k
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    game: ir.Game
+    level: str  # the level's name (file, or case N)
+    rows: int
+    cols: int
+    params: MappingProxyType
+    doms: MappingProxyType  # name -> Dom for params, layers and globals
+    dims: MappingProxyType  # array name -> dims
+    statics: MappingProxyType  # name -> value (layers and arrays as tuples)
+    dynamic: tuple[str, ...]  # names stored in the state, in layout order
+    layout: Layout
+    initial: tuple[int, ...]
+    limit: int | None
+    raw: RawLevel = field(repr=False, default=None)
+
+    # ---- codes
+    def code(self, name: str, value) -> int:
+        d = self.doms[name]
+        k = d.kind
+        if k == "bool":
+            return 1 if value else 0
+        if k == "int":
+            return value - d.lo
+        if k in ("enum", "dir"):
+            return value
+        if k == "cell":
+            return _cell_code(value, self.rows, self.cols)
+        pose, anchor = value
+        return pose * (d.cells + 1) + _cell_code(anchor, self.rows, self.cols)
+
+    def decode(self, name: str, code: int):
+        d = self.doms[name]
+        k = d.kind
+        if k == "bool":
+            return bool(code)
+        if k == "int":
+            return code + d.lo
+        if k in ("enum", "dir"):
+            return code
+        n = d.cells
+        if k == "cell":
+            return None if code == n else divmod(code, self.cols)
+        pose, c = divmod(code, n + 1)
+        return (pose, None if c == n else divmod(c, self.cols))
+
+    def pack(self, v: dict, span=None) -> tuple[int, ...]:
+        """Dynamic values -> state words. A cell off the board cannot be stored: that is a rule error."""
+        big = 0
+        lay = self.layout
+        for plane in lay.planes:
+            layer = v[plane.layer]
+            bits = 0
+            b = plane.bit
+            for i, x in enumerate(layer):
+                if (self.code(plane.layer, x) >> b) & 1:
+                    bits |= 1 << i
+            big |= bits << (64 * plane.word)
+        for slot in lay.slots:
+            x = v[slot.name]
+            if slot.name in self.dims:
+                x = x[slot.index]
+            try:
+                c = self.code(slot.name, x)
+            except ValueError:
+                raise RuleRuntimeError(
+                    f"`{slot.name}` would be stored holding a cell outside the {self.rows}x{self.cols} board",
+                    span, "add `require on_board(...)` before the end of the action") from None
+            big |= c << (64 * slot.word + slot.shift)
+        mask = (1 << 64) - 1
+        return tuple((big >> (64 * k)) & mask for k in range(lay.words))
+
+    def unpack(self, words: tuple[int, ...]) -> dict:
+        big = 0
+        for k, w in enumerate(words):
+            big |= w << (64 * k)
+        out: dict = {}
+        lay = self.layout
+        n = self.rows * self.cols
+        codes: dict[str, list[int]] = {}
+        for plane in lay.planes:
+            bits = (big >> (64 * plane.word)) & ((1 << n) - 1)
+            cur = codes.setdefault(plane.layer, [0] * n)
+            if bits:
+                b = plane.bit
+                for i in range(n):
+                    if (bits >> i) & 1:
+                        cur[i] |= 1 << b
+        for name, cur in codes.items():
+            out[name] = [self.decode(name, c) for c in cur]
+        for name in self.dims:
+            if name in self.dynamic:
+                out[name] = [None] * _prod(self.dims[name])
+        for slot in lay.slots:
+            c = (big >> (64 * slot.word + slot.shift)) & ((1 << slot.width) - 1)
+            x = self.decode(slot.name, c)
+            if slot.name in self.dims:
+                out[slot.name][slot.index] = x
+            else:
+                out[slot.name] = x
+        return out
+
+    def values(self, words) -> dict:
+        """Every value a rule can read in this state: statics and the unpacked dynamic ones."""
+        v = dict(self.statics)
+        v.update(self.unpack(words))
+        return v
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+# ---- building an instance --------------------------------------------------------------------------
+def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = None, cols: int | None = None):
+    """A --param value, by the parameter's type: ints, true/false, enum names, cells as `r,c` (0-based)."""
+    info = next((p for p in game.params if p.name == name), None)
+    if info is None:
+        from .errors import did_you_mean
+
+        known = ", ".join(p.name for p in game.params) or "none"
+        raise UsageError(f"unknown parameter `{name}` for {game.name} (its parameters: {known})"
+                         + (f"; {did_you_mean(name, [p.name for p in game.params])}"
+                            if did_you_mean(name, [p.name for p in game.params]) else ""))
+    ty = info.domain.ty
+    t = text.strip()
+    try:
+        if ty == ir.INT:
+            return int(t)
+        if ty == ir.BOOL:
+            if t.lower() in ("true", "1", "yes", "on"):
+                return True
+            if t.lower() in ("false", "0", "no", "off"):
+                return False
+            raise ValueError
+        if ty == ir.CELL:
+            if t.lower() in ("centre", "center"):
+                return ("centre",)
+            r, c = t.strip("()").split(",")
+            return (int(r), int(c))
+        if ty == ir.DIR:
+            return ir.DIRS.index(t)
+        if ty.kind == "enum":
+            return game.enum_values(ty.name).index(t)
+    except (ValueError, IndexError):
+        pass
+    want = {"int": "an integer", "bool": "true or false", "cell": "a cell `row,col` (0-based) or `centre`",
+            "dir": "L, R, U or D"}.get(ty.kind, f"one of {', '.join(game.enum_values(ty.name)) if ty.kind == 'enum' else ty}")
+    raise UsageError(f"parameter `{name}` must be {want}, not `{text}`")
+
+
+def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: dict | None = None) -> Instance:
+    from .reference.evaluator import Abort, Board, Compiler, Frame  # the reference interpreter runs init code
+
+    rows, cols = raw.rows, raw.cols
+    if rows == 0 or cols == 0:
+        raise LevelError("the level has no cells", raw.head_span())
+    board = Board(rows, cols)
+    overrides = dict(overrides or {})
+    params: dict = {}
+    doms: dict[str, Dom] = {}
+    const = Compiler(game, board, params, doms)
+
+    def const_value(e: ir.Expr):
+        return const.expr(e)(Frame({}, 0))
+
+    def resolve(d: ir.Domain, what) -> Dom:
+        ty = d.ty
+        if ty == ir.INT:
+            if d.lo is None:
+                return Dom("int", -(1 << 62), 1 << 62)
+            lo, hi = const_value(d.lo), const_value(d.hi)
+            if lo > hi:
+                raise RuleError(f"{what} has an empty domain {lo}..{hi} for this level", getattr(d.lo, "span", None))
+            return Dom("int", lo, hi)
+        if ty == ir.BOOL:
+            return Dom("bool")
+        if ty == ir.DIR:
+            return Dom("dir", names=ir.DIRS)
+        if ty == ir.CELL:
+            return Dom("cell", cells=rows * cols)
+        if ty.kind == "enum":
+            return Dom("enum", names=game.enum_values(ty.name))
+        if ty.kind == "body":
+            return Dom("body", names=game.body(ty.name).poses, cells=rows * cols)
+        raise AssertionError(ty)
+
+    for p in game.params:  # in order: a default may use earlier parameters
+        doms[p.name] = resolve(p.domain, f"parameter `{p.name}`")
+        if p.name in overrides:
+            value = overrides.pop(p.name)
+            if value == ("centre",):
+                value = (rows // 2, cols // 2)
+        else:
+            value = const_value(p.default)
+        dom = doms[p.name]
+        if dom.kind == "int" and not dom.lo <= value <= dom.hi:
+            raise UsageError(f"parameter `{p.name}` must be in {dom.lo}..{dom.hi}, not {value}")
+        if dom.kind == "cell" and not board.on(value):
+            raise UsageError(f"parameter `{p.name}` = {value} is outside the {rows}x{cols} board")
+        params[p.name] = value
+    if overrides:
+        raise UsageError(f"unknown parameter `{next(iter(overrides))}`")
+
+    v: dict = {}
+    dims: dict[str, tuple[int, ...]] = {}
+    for layer in game.layers:
+        doms[layer.name] = resolve(layer.domain, f"layer `{layer.name}`")
+        v[layer.name] = [doms[layer.name].default()] * (rows * cols)
+    for g in game.globals:
+        doms[g.name] = resolve(g.domain, f"global `{g.name}`")
+        default = const_value(g.default) if g.default is not None else doms[g.name].default()
+        if g.dims:
+            shape = tuple(const_value(x) for x in g.dims)
+            if any(s < 1 for s in shape):
+                raise RuleError(f"array `{g.name}` has size {shape} for this level", g.span)
+            dims[g.name] = shape
+            const.set_strides(g.name, shape)
+            v[g.name] = [default] * _prod(shape)
+        else:
+            v[g.name] = default
+    const.compile_defs()
+
+    # the legend: each token of the level means some assignments at its cell
+    entries = sorted(fmt.legend, key=lambda e: {"one": 0, "range": 1, "any": 2}[e.kind])
+    procs = [(e, const.procedure(e.proc)) for e in entries]
+    for r in range(rows):
+        for c in range(cols):
+            tok = raw.tokens[r][c]
+            for entry, proc in procs:
+                ok, value = entry.matches(tok)
+                if ok:
+                    break
+            else:
+                shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
+                known = ", ".join(_legend_key(e) for e in entries)
+                raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c),
+                                 f"the rules' legend knows: {known}")
+            try:
+                proc(v, (), (r, c), value)
+            except Abort as a:
+                raise LevelError(a.message or f"the level breaks a rule of the legend ({a.span})", raw.span(r, c)) from None
+            except RuleRuntimeError as err:
+                raise LevelError(err.message, raw.span(r, c), f"required by the rules at {err.span}") from None
+
+    # named values from the reader (e.g. switch tables); the rule file must declare each one
+    for name, value in raw.values.items():
+        g = next((g for g in game.globals if g.name == name), None)
+        if g is None:
+            raise RuleError(f"level format `{fmt.format}` provides `{name}`, but the rules declare no global `{name}`",
+                            fmt.span)
+        v[name] = _bind_value(game, g, doms[name], dims.get(name), value, fmt)
+
+    if game.init is not None:
+        try:
+            const.procedure(game.init)(v)
+        except Abort as a:
+            raise LevelError(a.message or "the level does not meet the rules' requirements", raw.head_span(),
+                             f"required by {a.span}") from None
+        except RuleRuntimeError as err:
+            raise LevelError(f"while setting up this level: {err.message}", raw.head_span(),
+                             f"at {err.span}") from None
+
+    dynamic_layers = [(l.name, doms[l.name].count) for l in game.layers if not l.static]
+    dynamic_scalars = [(g.name, _prod(dims.get(g.name, ())), doms[g.name].count) for g in game.globals if not g.static]
+    layout = Layout.build(rows * cols, dynamic_layers, dynamic_scalars)
+    dynamic = tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars)
+    statics = {}
+    for l in game.layers:
+        if l.static:
+            statics[l.name] = tuple(v[l.name])
+    for g in game.globals:
+        if g.static:
+            statics[g.name] = tuple(v[g.name]) if g.name in dims else v[g.name]
+    limit = None
+    if game.limit is not None and const_value(game.limit[1]):
+        limit = const_value(game.limit[0])
+    inst = Instance(game, raw.name, rows, cols, MappingProxyType(params), MappingProxyType(doms),
+                    MappingProxyType(dims), MappingProxyType(statics), dynamic, layout, (), limit, raw)
+    try:
+        words = inst.pack(v)
+    except RuleRuntimeError as err:
+        raise LevelError(f"after setting up this level, {err.message}", raw.head_span()) from None
+    object.__setattr__(inst, "initial", words)
+    return inst
+
+
+def _legend_key(e: ir.LegendInfo) -> str:
+    if e.kind == "one":
+        return repr(e.first)
+    if e.kind == "range":
+        return f"{e.first!r}..{e.last!r}"
+    return "*"
+
+
+def _bind_value(game, g: ir.GlobalInfo, dom: Dom, shape, value, fmt):
+    def conv(x):
+        if dom.kind == "enum":
+            if x not in dom.names:
+                raise RuleError(f"level format `{fmt.format}` gives `{g.name}` the value `{x}`, which enum "
+                                f"{g.domain.ty} lacks (it has {', '.join(dom.names)})", g.span)
+            return dom.names.index(x)
+        if dom.kind == "int" and not (isinstance(x, int) and dom.lo <= x <= dom.hi):
+            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` the value {x!r}, outside {dom.describe()}",
+                            g.span)
+        if dom.kind == "bool" and not isinstance(x, bool):
+            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` a {type(x).__name__}, not a bool", g.span)
+        if dom.kind == "cell" and x is not None and not (isinstance(x, tuple) and len(x) == 2):
+            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` {x!r}, not a cell", g.span)
+        return x
+
+    if shape is None:
+        return conv(value)
+    flat = []
+
+    def walk(x, depth):
+        if depth == len(shape):
+            flat.append(conv(x))
+            return
+        if not isinstance(x, (list, tuple)) or len(x) != shape[depth]:
+            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` a different shape than its declared "
+                            f"size {list(shape)}", g.span)
+        for y in x:
+            walk(y, depth + 1)
+
+    walk(value, 0)
+    return flat

@@ -1,0 +1,410 @@
+"""The IR: a checked, immutable game. Names are resolved, every expression has a type.
+
+The checker (check.py) builds it from the AST; backends lower it. Nothing here depends on a level: domains
+that mention parameters or the board size stay expressions until a level instantiates the game.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Span
+
+SPAN = field(default=None, compare=False, repr=False)
+
+
+# ---- types -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Ty:
+    """bool | int | cell | dir | enum | set | range | body | void. `name` names the enum or body."""
+
+    kind: str
+    name: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "enum":
+            return self.name or "enum"
+        if self.kind == "body":
+            return f"body {self.name}"
+        return self.kind
+
+
+BOOL, INT, CELL, DIR, SET, RANGE, VOID = (Ty("bool"), Ty("int"), Ty("cell"), Ty("dir"), Ty("set"),
+                                           Ty("range"), Ty("void"))
+DIRS = ("L", "R", "U", "D")
+DIR_OFFSETS = ((0, -1), (0, 1), (-1, 0), (1, 0))
+
+
+def enum_ty(name: str) -> Ty:
+    return Ty("enum", name)
+
+
+def body_ty(name: str) -> Ty:
+    return Ty("body", name)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values a stored thing may take. For ints, `lo..hi` are expressions evaluated per level."""
+
+    ty: Ty
+    lo: "Expr | None" = None
+    hi: "Expr | None" = None
+
+
+# ---- expressions -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Expr:
+    ty: Ty
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: object  # int, bool, (r, c), None (no cell), enum/dir index
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ParamRef(Expr):
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class BoardSize(Expr):
+    which: str  # "rows" | "cols"
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class AllCells(Expr):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Local(Expr):
+    slot: int
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Here(Expr):
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class TokenValue(Expr):  # `value` in a level legend
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class GlobalRef(Expr):
+    name: str
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ArrayAt(Expr):
+    name: str
+    index: tuple[Expr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class LayerAt(Expr):
+    layer: str
+    cell: Expr  # a Here() inside cell predicates
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str  # "not" | "neg"
+    operand: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    """op is one of: int + - * / % < <= > >= ; eq ne ; and or ; set | & - ; cell+dir cell+cell ; in."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Where(Expr):
+    cells: Expr
+    pred: Expr  # evaluated with Here() bound to each cell
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class MakeCell(Expr):
+    row: Expr
+    col: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class MakeBody(Expr):
+    body: str
+    pose: int
+    anchor: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class FieldOf(Expr):
+    base: Expr
+    field: str  # row col (cell) | pose at (body)
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class RangeOf(Expr):
+    lo: Expr
+    hi: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Builtin(Expr):
+    """A built-in function: region neighbours count any empty distinct on_board cells adjacent abs min max
+    first roll. Predicate arguments (region's, distinct's value) are read at each cell via Here()."""
+
+    name: str
+    args: tuple[Expr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class CallDef(Expr):
+    name: str
+    args: tuple[Expr, ...]
+    span: Span | None = SPAN
+
+
+# ---- statements --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stmt:
+    pass
+
+
+@dataclass(frozen=True)
+class SetLocal(Stmt):
+    slot: int
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class SetGlobal(Stmt):
+    name: str
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class SetArray(Stmt):
+    name: str
+    index: tuple[Expr, ...]
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class SetLayer(Stmt):
+    """layer[cell] = value, or layer[set] = value for every cell of a set."""
+
+    layer: str
+    where: Expr  # a cell or a set
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Require(Stmt):
+    cond: Expr
+    message: str | None = None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Eval(Stmt):
+    call: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    slot: int
+    iter: Expr  # a set (cells in row-major order), a range, or an enum/dir/bool type's values
+    body: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: tuple[Stmt, ...]
+    span: Span | None = SPAN
+
+
+# ---- declarations ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    domain: Domain
+    default: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class LayerInfo:
+    name: str
+    domain: Domain
+    static: bool
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class GlobalInfo:
+    name: str
+    dims: tuple[Expr, ...]
+    domain: Domain
+    default: Expr | None
+    static: bool
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class BodyInfo:
+    """A rigid body: poses (cells as offsets from an anchor) and a roll table."""
+
+    name: str
+    poses: tuple[str, ...]
+    cells: tuple[tuple[tuple[int, int], ...], ...]  # per pose
+    rolls: tuple[tuple[tuple[int, tuple[int, int]], ...], ...]  # [pose][dir] -> (new pose, anchor shift)
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """A def, an action, the init block, a heuristic or a legend entry: a body with its local slots."""
+
+    name: str
+    params: tuple[tuple[str, Domain], ...]
+    body: tuple[Stmt, ...]
+    nlocals: int
+    returns: Ty = VOID
+    writes_state: bool = False
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ActionInfo:
+    proc: Procedure
+    notation: str | None
+    cost: Expr  # evaluated with the action's parameters bound, before its effects
+    when: Expr  # a condition on parameters only
+    span: Span | None = SPAN
+
+    @property
+    def name(self) -> str:
+        return self.proc.name
+
+
+@dataclass(frozen=True)
+class HeuristicInfo:
+    proc: Procedure
+    admissible: bool
+
+    @property
+    def name(self) -> str:
+        return self.proc.name
+
+
+@dataclass(frozen=True)
+class LegendInfo:
+    kind: str  # one | range | any
+    first: str | None
+    last: str | None
+    proc: Procedure
+    span: Span | None = SPAN
+
+    def matches(self, token) -> tuple[bool, int]:
+        """Whether a level token (a character or an int) is covered, and its `value`."""
+        if self.kind == "any":
+            return True, (token if isinstance(token, int) else ord(token))
+        if isinstance(token, int):
+            return False, 0
+        if self.kind == "one":
+            return token == self.first, 0
+        lo, hi = ord(self.first), ord(self.last)
+        return lo <= ord(token) <= hi, ord(token) - lo
+
+
+@dataclass(frozen=True)
+class LevelFormat:
+    format: str
+    legend: tuple[LegendInfo, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Game:
+    """A compiled, immutable game: everything a backend needs, nothing about one level."""
+
+    name: str
+    title: str | None
+    path: str
+    params: tuple[ParamInfo, ...]
+    enums: tuple[tuple[str, tuple[str, ...]], ...]
+    layers: tuple[LayerInfo, ...]
+    globals: tuple[GlobalInfo, ...]
+    bodies: tuple[BodyInfo, ...]
+    defs: tuple[Procedure, ...]
+    actions: tuple[ActionInfo, ...]
+    init: Procedure | None
+    goals: tuple[Expr, ...]
+    fails: tuple[Expr, ...]
+    limit: tuple[Expr, Expr] | None  # (max cost, when)
+    heuristics: tuple[HeuristicInfo, ...]
+    formats: tuple[LevelFormat, ...]
+    predicates_nlocals: int = 0  # local slots used by goal / fail / cost / when expressions
+
+    def enum_values(self, name: str) -> tuple[str, ...]:
+        if name == "dir":
+            return DIRS
+        return dict(self.enums)[name]
+
+    def layer(self, name: str) -> LayerInfo:
+        return next(layer for layer in self.layers if layer.name == name)
+
+    def global_(self, name: str) -> GlobalInfo:
+        return next(g for g in self.globals if g.name == name)
+
+    def body(self, name: str) -> BodyInfo:
+        return next(b for b in self.bodies if b.name == name)
+
+    def proc(self, name: str) -> Procedure:
+        return next(d for d in self.defs if d.name == name)
+
+    def format(self, name: str) -> LevelFormat | None:
+        return next((f for f in self.formats if f.format == name), None)

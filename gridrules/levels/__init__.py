@@ -1,0 +1,172 @@
+"""Level files: named readers turn text into RawLevels (cell tokens + named values) for a rule file's legend.
+
+A reader knows a file format, never a game's mechanics: the rule file's `level FORMAT:` legend says what each
+token means. Readers are registered in READERS; `sniff` lets a file's format be recognised from its content.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..errors import LevelError, Source, Span
+
+
+@dataclass
+class RawLevel:
+    """One level as read from a file: tokens per cell (str or int) with their positions, and named values."""
+
+    name: str
+    source: Source
+    tokens: list[list[str | int]]
+    positions: list[list[tuple[int, int]]]  # (line, col) of each token, 1-based
+    values: dict[str, object] = field(default_factory=dict)
+    start_line: int = 1
+
+    @property
+    def rows(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def cols(self) -> int:
+        return len(self.tokens[0]) if self.tokens else 0
+
+    def span(self, r: int, c: int) -> Span:
+        line, col = self.positions[r][c]
+        width = len(str(self.tokens[r][c])) if not isinstance(self.tokens[r][c], str) else 1
+        return Span(self.source, line, col, line, col + width)
+
+    def head_span(self) -> Span:
+        return Span(self.source, self.start_line, 1, self.start_line, 2)
+
+
+@dataclass(frozen=True)
+class Reader:
+    name: str
+    read: Callable[[Source], list[RawLevel]]
+    sniff: Callable[[str], bool]
+    description: str
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.rstrip("\r") for ln in text.split("\n")]
+
+
+def _empty(src: Source) -> LevelError:
+    return LevelError("the level file is empty", Span(src, 1, 1, 1, 2))
+
+
+# ---- grid: one character per cell --------------------------------------------------------------
+def read_grid(src: Source) -> list[RawLevel]:
+    """Rows of characters, one per cell; blank lines before and after are ignored; rows must be equally long."""
+    lines = _lines(src.text)
+    idx = [i for i, ln in enumerate(lines) if ln.strip()]
+    if not idx:
+        raise _empty(src)
+    first, last = idx[0], idx[-1]
+    rows = [lines[i].rstrip() for i in range(first, last + 1)]
+    width = len(rows[0])
+    tokens, positions = [], []
+    for k, row in enumerate(rows):
+        line = first + k + 1
+        if not row:
+            raise LevelError("blank line inside the grid", Span(src, line, 1, line, 2))
+        if len(row) != width:
+            raise LevelError(f"ragged grid: this row has {len(row)} cells, the first row has {width}",
+                             Span(src, line, min(len(row), width) + 1, line, max(len(row), width) + 1))
+        tokens.append(list(row))
+        positions.append([(line, c + 1) for c in range(width)])
+    return [RawLevel(src.path, src, tokens, positions, start_line=first + 1)]
+
+
+# ---- numbers: blank-separated integers, one row per line ---------------------------------------
+def _int_tokens(src: Source, lines: list[str], start: int, stop: int):
+    """Yield (line, col, int) for every blank-separated token in lines[start:stop]; non-numbers are errors."""
+    for i in range(start, stop):
+        ln = lines[i]
+        col = 0
+        for part in ln.split():
+            col = ln.index(part, col)
+            try:
+                value = int(part)
+            except ValueError:
+                raise LevelError(f"expected a number, found `{part}`",
+                                 Span(src, i + 1, col + 1, i + 1, col + 1 + len(part))) from None
+            yield i + 1, col + 1, value
+            col += len(part)
+
+
+def read_numbers(src: Source) -> list[RawLevel]:
+    lines = _lines(src.text)
+    idx = [i for i, ln in enumerate(lines) if ln.strip()]
+    if not idx:
+        raise _empty(src)
+    tokens, positions = [], []
+    for i in range(idx[0], idx[-1] + 1):
+        row = list(_int_tokens(src, lines, i, i + 1))
+        if not row:
+            raise LevelError("blank line inside the grid", Span(src, i + 1, 1, i + 1, 2))
+        if tokens and len(row) != len(tokens[0]):
+            raise LevelError(f"ragged grid: this row has {len(row)} cells, the first row has {len(tokens[0])}",
+                             Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
+        tokens.append([v for _, _, v in row])
+        positions.append([(ln, c) for ln, c, _ in row])
+    return [RawLevel(src.path, src, tokens, positions, start_line=idx[0] + 1)]
+
+
+def sniff_numbers(text: str) -> bool:
+    rows = [ln.split() for ln in text.splitlines() if ln.strip()]
+    return bool(rows) and len(rows[0]) > 1 and all(p.lstrip("-").isdigit() for r in rows for p in r)
+
+
+# ---- hdu4127: N, then N rows of N numbers, repeated; ends with 0 --------------------------------
+def read_hdu4127(src: Source) -> list[RawLevel]:
+    """Several square boards, each preceded by its size N; the input ends with a line `0` (or the file's end)."""
+    lines = _lines(src.text)
+    toks = list(_int_tokens(src, lines, 0, len(lines)))
+    if not toks:
+        raise _empty(src)
+    levels = []
+    i = 0
+    while i < len(toks):
+        line, col, n = toks[i]
+        if n == 0:
+            if i + 1 < len(toks):
+                ln2, c2, v2 = toks[i + 1]
+                raise LevelError("data after the closing `0`", Span(src, ln2, c2, ln2, c2 + len(str(v2))))
+            break
+        if n < 0:
+            raise LevelError(f"a board size must be positive, not {n}", Span(src, line, col, line, col + len(str(n))))
+        cells = toks[i + 1: i + 1 + n * n]
+        if len(cells) < n * n:
+            raise LevelError(f"case {len(levels) + 1} ends early: a {n}x{n} board needs {n * n} numbers, "
+                             f"found {len(cells)}", Span(src, line, col, line, col + len(str(n))))
+        rows = [cells[r * n:(r + 1) * n] for r in range(n)]
+        levels.append(RawLevel(f"case {len(levels) + 1}", src, [[v for _, _, v in row] for row in rows],
+                               [[(ln, c) for ln, c, _ in row] for row in rows], start_line=line))
+        i += 1 + n * n
+    if not levels:
+        raise LevelError("no board before the closing `0`", Span(src, toks[0][0], toks[0][1], toks[0][0], toks[0][1] + 1))
+    return levels
+
+
+def sniff_hdu4127(text: str) -> bool:
+    rows = [ln.split() for ln in text.splitlines() if ln.strip()]
+    if not rows or len(rows[0]) != 1 or not rows[0][0].isdigit():
+        return False
+    n = int(rows[0][0])
+    return n == 0 or len(rows) > 1 and len(rows[1]) == n
+
+
+from .bloxorz import read_bloxorz_seed002, sniff_bloxorz_seed002  # noqa: E402
+
+READERS: dict[str, Reader] = {
+    r.name: r
+    for r in (
+        Reader("hdu4127", read_hdu4127, sniff_hdu4127,
+               "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`"),
+        Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
+               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines"),
+        Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file"),
+        Reader("grid", read_grid, lambda text: True, "rows of characters, one per cell"),
+    )
+}

@@ -1,0 +1,115 @@
+"""Seed 002's Bloxorz level format, with the spec's extensions (open-only switches, per-bridge operations).
+
+The reader turns the file into cell characters (the rule file's legend gives them meaning) and these named
+values, which the rule file declares as static globals (and `bridge` as a dynamic one):
+  switch_heavy[19]      bool, per switch letter A..S: pressed only by the standing block (`X`) or by any touch (`O`)
+  switch_ops[19, 26]    per switch and bridge letter: "keep", "toggle", "open" or "close"
+  split_first[5], split_second[5]   per split letter T..X: the two cubes' cells; the first is active
+  bridge[26]            per bridge letter a..z: present at the start
+"""
+from __future__ import annotations
+
+import re
+
+from ..errors import LevelError, Source, Span
+
+SWITCHES = "ABCDEFGHIJKLMNOPQRS"
+SPLITS = "TUVWX"
+BRIDGES = "abcdefghijklmnopqrstuvwxyz"
+_KIND = {"T": "toggle", "F": "close", "N": "open"}
+_SUFFIX = {"+": "open", "-": "close", "^": "toggle"}
+
+
+def sniff_bloxorz_seed002(text: str) -> bool:
+    for ln in text.splitlines():
+        if ln.strip():
+            parts = ln.split()
+            return len(parts) == 2 and all(p.isdigit() for p in parts)
+    return False
+
+
+def read_bloxorz_seed002(src: Source):
+    from . import RawLevel, _empty, _lines
+
+    lines = _lines(src.text)
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i == len(lines):
+        raise _empty(src)
+    head = lines[i].split()
+    if len(head) != 2 or not all(p.isdigit() for p in head):
+        raise LevelError("expected the map size `ROWS COLS` on the first line", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
+    n, m = int(head[0]), int(head[1])
+    if n < 1 or m < 1:
+        raise LevelError(f"a map needs at least one row and one column, not {n} x {m}", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
+    map_lines = lines[i + 1: i + 1 + n]
+    if len(map_lines) < n:
+        raise LevelError(f"the map has {len(map_lines)} rows, the header says {n}", Span(src, len(lines), 1, len(lines), 2))
+    tokens, positions = [], []
+    for k, row in enumerate(map_lines):
+        line = i + 2 + k
+        row = row.rstrip("\r")
+        if len(row.rstrip()) > m:
+            raise LevelError(f"this map row is longer than the {m} columns the header gives",
+                             Span(src, line, m + 1, line, len(row) + 1))
+        row = row[:m].ljust(m)
+        tokens.append(list(row))
+        positions.append([(line, c + 1) for c in range(m)])
+    present = {ch for row in tokens for ch in row}
+    heavy = [False] * len(SWITCHES)
+    ops = [["keep"] * len(BRIDGES) for _ in SWITCHES]
+    first: list = [None] * len(SPLITS)
+    second: list = [None] * len(SPLITS)
+    bridge = [False] * len(BRIDGES)
+    seen: dict[str, int] = {}
+    for k in range(i + 1 + n, len(lines)):
+        raw = lines[k]
+        line = k + 1
+        text = raw.strip()
+        if not text:
+            continue
+        col0 = raw.index(text[0]) + 1
+        span = Span(src, line, col0, line, col0 + len(text))
+        letter = text[0]
+        if letter in seen:
+            raise LevelError(f"`{letter}` is described twice (first on line {seen[letter]})", span)
+        seen[letter] = line
+        parts = text.split()
+        if letter in SPLITS:
+            nums = parts[1:]
+            if len(parts[0]) != 1 or len(nums) != 4 or not all(p.isdigit() for p in nums):
+                raise LevelError(f"a split line reads `{letter} r1 c1 r2 c2`", span)
+            r1, c1, r2, c2 = (int(p) for p in nums)
+            for r, c in ((r1, c1), (r2, c2)):
+                if not (1 <= r <= n and 1 <= c <= m):
+                    raise LevelError(f"split target ({r}, {c}) is outside the {n} x {m} map", span)
+            first[SPLITS.index(letter)] = (r1 - 1, c1 - 1)
+            second[SPLITS.index(letter)] = (r2 - 1, c2 - 1)
+        elif letter in SWITCHES:
+            if len(parts) < 3 or len(parts[0]) != 1 or parts[1] not in _KIND or parts[2] not in ("X", "O"):
+                raise LevelError(f"a switch line reads `{letter} T|F|N X|O bridges...`", span)
+            s = SWITCHES.index(letter)
+            heavy[s] = parts[2] == "X"
+            for part in parts[3:]:
+                for b, suffix in re.findall(r"(.)([+\-^]?)", part):
+                    if b not in BRIDGES:
+                        raise LevelError(f"`{b}` is not a bridge letter (a..z)", span)
+                    ops[s][BRIDGES.index(b)] = _SUFFIX[suffix] if suffix else _KIND[parts[1]]
+        elif letter in BRIDGES:
+            if len(parts) != 2 or len(parts[0]) != 1 or parts[1] not in ("0", "1"):
+                raise LevelError(f"a bridge line reads `{letter} 0` (absent) or `{letter} 1` (present)", span)
+            bridge[BRIDGES.index(letter)] = parts[1] == "1"
+        else:
+            raise LevelError(f"unexpected line: a split (T..X), switch (A..S) or bridge (a..z) line starts with "
+                             f"its letter, not `{letter}`", span)
+    for ch in sorted(present):
+        if (ch in SPLITS or ch in SWITCHES or ch in BRIDGES) and ch not in seen:
+            kind = "split" if ch in SPLITS else "switch" if ch in SWITCHES else "bridge"
+            r = next(r for r, row in enumerate(tokens) if ch in row)
+            c = tokens[r].index(ch)
+            line, col = positions[r][c]
+            raise LevelError(f"{kind} `{ch}` is on the map but has no line describing it", Span(src, line, col, line, col + 1))
+    values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first, "split_second": second,
+              "bridge": bridge}
+    return [RawLevel(src.path, src, tokens, positions, values, start_line=i + 1)]

@@ -1,0 +1,596 @@
+"""The reference interpreter: IR -> Python closures. Written to be obviously correct, not fast.
+
+Values at run time: int and bool as Python values; enum and dir values as their index; a cell as a (row, col)
+tuple (it may lie off the board until it is stored) or None; a set of cells as an int bitmask over
+row * cols + col; a body as (pose index, anchor cell); a range as (lo, hi). Layers are flat lists in row-major
+order; arrays are flat lists.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .. import ir
+from ..errors import RuleRuntimeError
+
+MAX_LOOP = 1_000_000
+
+
+class Abort(Exception):
+    """A `require` failed: the action does not apply (or the level is rejected, in init and legends)."""
+
+    def __init__(self, message, span):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class Frame:
+    __slots__ = ("v", "loc", "here", "value")
+
+    def __init__(self, v: dict, nlocals: int, here=None, value=None):
+        self.v = v
+        self.loc = [None] * nlocals
+        self.here = here
+        self.value = value
+
+
+def iter_bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class Board:
+    """Geometry of one level: cell indices, bitmask neighbourhoods."""
+
+    def __init__(self, rows: int, cols: int):
+        self.rows, self.cols = rows, cols
+        self.n = rows * cols
+        self.full = (1 << self.n) - 1
+        left_col = sum(1 << (r * cols) for r in range(rows))
+        self.not_left = self.full & ~left_col
+        self.not_right = self.full & ~(left_col << (cols - 1))
+
+    def on(self, cell) -> bool:
+        return cell is not None and 0 <= cell[0] < self.rows and 0 <= cell[1] < self.cols
+
+    def index(self, cell) -> int:
+        return cell[0] * self.cols + cell[1]
+
+    def cell(self, i: int):
+        return divmod(i, self.cols)
+
+    def bit(self, cell) -> int:
+        return 1 << (cell[0] * self.cols + cell[1]) if self.on(cell) else 0
+
+    def grow(self, s: int) -> int:
+        """The set plus its 4-neighbours."""
+        c = self.cols
+        return (s | ((s << 1) & self.not_left) | ((s >> 1) & self.not_right) | (s << c) | (s >> c)) & self.full
+
+    def neighbours(self, s: int) -> int:
+        return self.grow(s) & ~s
+
+
+class Compiler:
+    """Compiles IR procedures and expressions of one game instance (board size and parameters known)."""
+
+    def __init__(self, game: ir.Game, board: Board, params: dict, domains: dict):
+        self.game = game
+        self.board = board
+        self.params = params
+        self.domains = domains  # name -> resolved Dom (see instance.py)
+        self.defs: dict[str, Callable] = {}
+        self.strides = {}
+        self.bodies = {b.name: b for b in game.bodies}
+
+    def set_strides(self, name: str, dims: tuple[int, ...]):
+        strides = []
+        acc = 1
+        for d in reversed(dims):
+            strides.append(acc)
+            acc *= d
+        self.strides[name] = (tuple(dims), tuple(reversed(strides)))
+
+    # ---- expressions
+    def expr(self, e: ir.Expr) -> Callable:
+        return getattr(self, "x_" + type(e).__name__)(e)
+
+    def x_Const(self, e):
+        v = e.value
+        return lambda f: v
+
+    def x_ParamRef(self, e):
+        v = self.params[e.name]
+        return lambda f: v
+
+    def x_BoardSize(self, e):
+        v = self.board.rows if e.which == "rows" else self.board.cols
+        return lambda f: v
+
+    def x_AllCells(self, e):
+        v = self.board.full
+        return lambda f: v
+
+    def x_Local(self, e):
+        slot = e.slot
+        return lambda f: f.loc[slot]
+
+    def x_Here(self, e):
+        return lambda f: f.here
+
+    def x_TokenValue(self, e):
+        return lambda f: f.value
+
+    def x_GlobalRef(self, e):
+        name = e.name
+        return lambda f: f.v[name]
+
+    def _flat(self, name, index, span):
+        dims, strides = self.strides[name]
+        idx = [self.expr(i) for i in index]
+
+        def flat(f):
+            k = 0
+            for fn, d, s in zip(idx, dims, strides):
+                i = fn(f)
+                if not 0 <= i < d:
+                    raise RuleRuntimeError(f"index {i} is outside `{name}` (size {d})", span)
+                k += i * s
+            return k
+
+        return flat
+
+    def x_ArrayAt(self, e):
+        name, flat = e.name, self._flat(e.name, e.index, e.span)
+        return lambda f: f.v[name][flat(f)]
+
+    def _cell_index(self, cell_fn, what, span):
+        board = self.board
+
+        def index(f):
+            c = cell_fn(f)
+            if not board.on(c):
+                where = "none" if c is None else f"({c[0]}, {c[1]})"
+                raise RuleRuntimeError(f"{what} at {where}, which is outside the {board.rows}x{board.cols} board",
+                                       span, "guard it with `on_board(...)`")
+            return c[0] * board.cols + c[1]
+
+        return index
+
+    def x_LayerAt(self, e):
+        name = e.layer
+        if isinstance(e.cell, ir.Here):
+            cols = self.board.cols
+            return lambda f: f.v[name][f.here[0] * cols + f.here[1]]
+        index = self._cell_index(self.expr(e.cell), f"reading layer `{name}`", e.span)
+        return lambda f: f.v[name][index(f)]
+
+    def x_Unary(self, e):
+        x = self.expr(e.operand)
+        if e.op == "not":
+            return lambda f: not x(f)
+        return lambda f: -x(f)
+
+    def x_BinOp(self, e):
+        op, a, b = e.op, self.expr(e.left), self.expr(e.right)
+        lt, rt = e.left.ty, e.right.ty
+        board = self.board
+        if op == "and":
+            return lambda f: a(f) and b(f)
+        if op == "or":
+            return lambda f: a(f) or b(f)
+        if op == "==":
+            return lambda f: a(f) == b(f)
+        if op == "!=":
+            return lambda f: a(f) != b(f)
+        if op == "<":
+            return lambda f: a(f) < b(f)
+        if op == "<=":
+            return lambda f: a(f) <= b(f)
+        if op == ">":
+            return lambda f: a(f) > b(f)
+        if op == ">=":
+            return lambda f: a(f) >= b(f)
+        if op == "in":
+            if rt == ir.SET:
+                return lambda f: bool(b(f) & board.bit(a(f)))
+            return lambda f: (lambda v, r: r[0] <= v <= r[1])(a(f), b(f))
+        if op in ("/", "%"):
+            span = e.span
+
+            def div(f, floor=(op == "/")):
+                x, y = a(f), b(f)
+                if y == 0:
+                    raise RuleRuntimeError("division by zero", span)
+                return x // y if floor else x % y
+
+            return div
+        if op == "*":
+            return lambda f: a(f) * b(f)
+        if lt == ir.INT:
+            return (lambda f: a(f) + b(f)) if op == "+" else (lambda f: a(f) - b(f))
+        if lt == ir.CELL and rt == ir.DIR:
+            offs = ir.DIR_OFFSETS
+
+            def step(f):
+                c, d = a(f), offs[b(f)]
+                return None if c is None else (c[0] + d[0], c[1] + d[1])
+
+            return step
+        if lt == ir.CELL and rt == ir.CELL:
+            sign = 1 if op == "+" else -1
+
+            def shift(f):
+                c, d = a(f), b(f)
+                return None if c is None or d is None else (c[0] + sign * d[0], c[1] + sign * d[1])
+
+            return shift
+        # set operators; a cell operand is the set of that one cell (empty when off the board)
+        sa = (lambda f: board.bit(a(f))) if lt == ir.CELL else a
+        sb = (lambda f: board.bit(b(f))) if rt == ir.CELL else b
+        if op == "|":
+            return lambda f: sa(f) | sb(f)
+        if op == "&":
+            return lambda f: sa(f) & sb(f)
+        return lambda f: sa(f) & ~sb(f)
+
+    def _at_each(self, pred):
+        """Evaluate `pred` with `here` bound to one cell index, restoring the outer `here`."""
+        cell = self.board.cell
+
+        def at(f, i):
+            outer = f.here
+            f.here = cell(i)
+            try:
+                return pred(f)
+            finally:
+                f.here = outer
+
+        return at
+
+    def x_Where(self, e):
+        s, at = self.expr(e.cells), self._at_each(self.expr(e.pred))
+
+        def where(f):
+            out = 0
+            for i in iter_bits(s(f)):
+                if at(f, i):
+                    out |= 1 << i
+            return out
+
+        return where
+
+    def x_MakeCell(self, e):
+        r, c = self.expr(e.row), self.expr(e.col)
+        return lambda f: (r(f), c(f))
+
+    def x_MakeBody(self, e):
+        pose, c = e.pose, self.expr(e.anchor)
+        return lambda f: (pose, c(f))
+
+    def x_FieldOf(self, e):
+        b = self.expr(e.base)
+        k = {"row": 0, "col": 1, "pose": 0, "at": 1}[e.field]
+        span, name = e.span, e.field
+
+        def get(f):
+            v = b(f)
+            if v is None:
+                raise RuleRuntimeError(f"`none` has no {name}", span)
+            return v[k]
+
+        return get
+
+    def x_RangeOf(self, e):
+        lo, hi = self.expr(e.lo), self.expr(e.hi)
+        return lambda f: (lo(f), hi(f))
+
+    def x_CallDef(self, e):
+        args = [self.expr(a) for a in e.args]
+        name = e.name
+        defs = self.defs
+
+        def call(f):
+            return defs[name](f, [a(f) for a in args])
+
+        return call
+
+    def x_Builtin(self, e):
+        return getattr(self, "b_" + e.name)(e, *e.args)
+
+    def _as_set(self, x: ir.Expr):
+        fn = self.expr(x)
+        if x.ty == ir.CELL:
+            bit = self.board.bit
+            return lambda f: bit(fn(f))
+        return fn
+
+    def b_region(self, e, seeds, pred):
+        s, at = self._as_set(seeds), self._at_each(self.expr(pred))
+        board = self.board
+
+        def region(f):
+            inside = frontier = s(f)
+            rejected = 0
+            while frontier:
+                grown = 0
+                for i in iter_bits(board.neighbours(frontier) & ~inside & ~rejected):
+                    if at(f, i):
+                        grown |= 1 << i
+                    else:
+                        rejected |= 1 << i
+                inside |= grown
+                frontier = grown
+            return inside
+
+        return region
+
+    def b_neighbours(self, e, x):
+        s, board = self._as_set(x), self.board
+        return lambda f: board.neighbours(s(f))
+
+    def b_count(self, e, x):
+        s = self.expr(x)
+        return lambda f: s(f).bit_count()
+
+    def b_any(self, e, x):
+        s = self.expr(x)
+        return lambda f: s(f) != 0
+
+    def b_empty(self, e, x):
+        s = self.expr(x)
+        return lambda f: s(f) == 0
+
+    def b_distinct(self, e, cells, value):
+        s, at = self.expr(cells), self._at_each(self.expr(value))
+        return lambda f: len({at(f, i) for i in iter_bits(s(f))})
+
+    def _covered(self, body_value, body: ir.BodyInfo):
+        pose, (r, c) = body_value
+        return [(r + dr, c + dc) for dr, dc in body.cells[pose]]
+
+    def b_on_board(self, e, x):
+        v, board = self.expr(x), self.board
+        if x.ty == ir.CELL:
+            return lambda f: board.on(v(f))
+        body = self.bodies[x.ty.name]
+        return lambda f: all(board.on(c) for c in self._covered(v(f), body))
+
+    def b_cells(self, e, x):
+        v, board, body = self.expr(x), self.board, self.bodies[x.ty.name]
+
+        def covered(f):
+            out = 0
+            for c in self._covered(v(f), body):
+                out |= board.bit(c)
+            return out
+
+        return covered
+
+    def b_adjacent(self, e, a, b):
+        x, y = self.expr(a), self.expr(b)
+
+        def adjacent(f):
+            p, q = x(f), y(f)
+            return p is not None and q is not None and abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1
+
+        return adjacent
+
+    def b_abs(self, e, x):
+        v = self.expr(x)
+        return lambda f: abs(v(f))
+
+    def b_min(self, e, *xs):
+        vs = [self.expr(x) for x in xs]
+        return lambda f: min(v(f) for v in vs)
+
+    def b_max(self, e, *xs):
+        vs = [self.expr(x) for x in xs]
+        return lambda f: max(v(f) for v in vs)
+
+    def b_first(self, e, x):
+        s, board = self.expr(x), self.board
+
+        def first(f):
+            m = s(f)
+            return board.cell((m & -m).bit_length() - 1) if m else None
+
+        return first
+
+    def b_roll(self, e, x, d):
+        v, dv, body = self.expr(x), self.expr(d), self.bodies[x.ty.name]
+
+        def roll(f):
+            pose, (r, c) = v(f)
+            to, (dr, dc) = body.rolls[pose][dv(f)]
+            return (to, (r + dr, c + dc))
+
+        return roll
+
+    # ---- statements
+    def block(self, stmts) -> Callable:
+        fns = [self.stmt(s) for s in stmts]
+        if len(fns) == 1:
+            return fns[0]
+
+        def run(f):
+            for fn in fns:
+                fn(f)
+
+        return run
+
+    def stmt(self, s: ir.Stmt) -> Callable:
+        return getattr(self, "s_" + type(s).__name__)(s)
+
+    def _check(self, name, span):
+        """A function that rejects a value outside the stored thing's domain (ints only; cells at packing)."""
+        dom = self.domains[name]
+        if dom.kind != "int":
+            return None
+        lo, hi = dom.lo, dom.hi
+
+        def check(v):
+            if not lo <= v <= hi:
+                raise RuleRuntimeError(f"value {v} is outside `{name}`'s domain {lo}..{hi}", span)
+
+        return check
+
+    def s_SetLocal(self, s):
+        slot, v = s.slot, self.expr(s.value)
+
+        def set_local(f):
+            f.loc[slot] = v(f)
+
+        return set_local
+
+    def s_SetGlobal(self, s):
+        name, v, check = s.name, self.expr(s.value), self._check(s.name, s.span)
+
+        def set_global(f):
+            x = v(f)
+            if check:
+                check(x)
+            f.v[name] = x
+
+        return set_global
+
+    def s_SetArray(self, s):
+        name, v, flat, check = s.name, self.expr(s.value), self._flat(s.name, s.index, s.span), self._check(s.name, s.span)
+
+        def set_element(f):
+            x = v(f)
+            if check:
+                check(x)
+            f.v[name][flat(f)] = x
+
+        return set_element
+
+    def s_SetLayer(self, s):
+        name, v, check = s.layer, self.expr(s.value), self._check(s.layer, s.span)
+        if s.where.ty == ir.SET:
+            cells = self.expr(s.where)
+
+            def fill(f):
+                x = v(f)
+                if check:
+                    check(x)
+                layer = f.v[name]
+                for i in iter_bits(cells(f)):
+                    layer[i] = x
+
+            return fill
+        index = self._cell_index(self.expr(s.where), f"writing layer `{name}`", s.span)
+
+        def set_cell(f):
+            x = v(f)
+            if check:
+                check(x)
+            f.v[name][index(f)] = x
+
+        return set_cell
+
+    def s_Require(self, s):
+        c, msg, span = self.expr(s.cond), s.message, s.span
+
+        def require(f):
+            if not c(f):
+                raise Abort(msg, span)
+
+        return require
+
+    def s_Return(self, s):
+        v = self.expr(s.value)
+
+        def ret(f):
+            raise _Return(v(f))
+
+        return ret
+
+    def s_Eval(self, s):
+        return self.expr(s.call)
+
+    def s_If(self, s):
+        branches = [(self.expr(c), self.block(b)) for c, b in s.branches]
+        orelse = self.block(s.orelse) if s.orelse else None
+
+        def if_(f):
+            for c, b in branches:
+                if c(f):
+                    b(f)
+                    return
+            if orelse:
+                orelse(f)
+
+        return if_
+
+    def s_For(self, s):
+        slot, body = s.slot, self.block(s.body)
+        it = s.iter
+        if isinstance(it, ir.Const) and it.value is None:  # every value of an enum
+            values = range(len(self.game.enum_values(it.ty.name)))
+
+            def for_enum(f):
+                for v in values:
+                    f.loc[slot] = v
+                    body(f)
+
+            return for_enum
+        seq = self.expr(it)
+        if it.ty == ir.RANGE:
+            def for_range(f):
+                lo, hi = seq(f)
+                for v in range(lo, hi + 1):
+                    f.loc[slot] = v
+                    body(f)
+
+            return for_range
+        cell = self.board.cell
+
+        def for_cells(f):
+            for i in iter_bits(seq(f)):
+                f.loc[slot] = cell(i)
+                body(f)
+
+        return for_cells
+
+    def s_While(self, s):
+        c, body, span = self.expr(s.cond), self.block(s.body), s.span
+
+        def while_(f):
+            n = 0
+            while c(f):
+                n += 1
+                if n > MAX_LOOP:
+                    raise RuleRuntimeError(f"this loop ran {MAX_LOOP:,} times; does it ever end?", span)
+                body(f)
+
+        return while_
+
+    # ---- procedures
+    def procedure(self, p: ir.Procedure) -> Callable:
+        """f(frame_values, args, here=None, value=None) -> return value (None for no value)."""
+        body = self.block(p.body) if p.body else (lambda f: None)
+        n = p.nlocals
+
+        def call(v, args=(), here=None, value=None):
+            f = Frame(v, n, here, value)
+            f.loc[: len(args)] = args
+            try:
+                body(f)
+            except _Return as r:
+                return r.value
+            return None
+
+        return call
+
+    def compile_defs(self):
+        for d in self.game.defs:
+            proc = self.procedure(d)
+            self.defs[d.name] = lambda f, args, proc=proc: proc(f.v, args, f.here, f.value)

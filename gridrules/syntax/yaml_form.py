@@ -1,0 +1,1 @@
+def parse_yaml(*a, **k): raise NotImplementedError

@@ -1,0 +1,94 @@
+"""Cost-bounded iterative deepening, shared by IDA* (with h) and IDDFS (without)."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ._search import Search
+from .protocol import Solution, State, TransitionSystem
+
+# Entries the IDA* transposition table keeps when budget.max_states does not say.
+DEFAULT_TABLE_SIZE = 1 << 20
+
+
+def deepen(system: TransitionSystem, search: Search,
+           heuristic: Callable[[State], int] | None, table_size: int) -> Solution:
+    """Depth-first iterations bounded by f = g + h, each bound the least f cut off before.
+
+    The bound never passes the optimal cost C* (when h is admissible): it starts at
+    h(root) <= C* and grows to the least f seen above it. So a goal reached within the
+    bound is optimal and is returned as soon as it is generated. An iteration that cuts
+    nothing off has seen every state reachable within max_cost: that proves the puzzle
+    unsolvable.
+
+    States on the current path are skipped, so cycles (0-cost ones included) end.
+    With `table_size > 0`, a table of the least g at which each state was entered in this
+    iteration prunes re-entries at no smaller g (whatever they could reach within the
+    bound was already searched); it keeps at most `table_size` entries.
+    """
+    stats = search.stats
+    admissible = heuristic is None or search.budget.admissible
+    optimal = search.budget.admissible if heuristic is not None else True
+    root = system.initial()
+    if system.is_goal(root):
+        return search.solved((), 0, True)
+    bound = heuristic(root) if heuristic is not None else 0
+    if admissible and search.over_cost(bound):
+        return search.unsolvable()
+    while True:
+        stats.depth = bound
+        cut: int | None = None  # least f above the bound: the next bound
+        table: dict = {root: 0} if table_size else {}
+        path: list[State] = [root]
+        path_g = [0]
+        moves: list[str] = []
+        on_path = {root}
+        frames = [iter(system.successors(root))]
+        search.expand()
+        search.visited()
+        while frames:
+            g = path_g[-1]
+            for move, child, cost in frames[-1]:
+                stats.generated += 1
+                child_g = g + cost
+                if child in on_path:
+                    stats.duplicates += 1
+                    continue
+                if search.over_cost(child_g):
+                    continue
+                if system.is_goal(child):
+                    found = (*moves, move)
+                    if child_g <= bound:
+                        return search.solved(found, child_g, optimal)
+                    search.offer(found, child_g)
+                    cut = child_g if cut is None else min(cut, child_g)
+                    continue
+                f = child_g if heuristic is None else child_g + heuristic(child)
+                if f > bound:
+                    if not (admissible and search.over_cost(f)):
+                        cut = f if cut is None else min(cut, f)
+                    continue
+                if table_size:
+                    seen = table.get(child)
+                    if seen is not None and seen <= child_g:
+                        stats.duplicates += 1
+                        continue
+                    if seen is not None or len(table) < table_size:
+                        table[child] = child_g
+                path.append(child)
+                path_g.append(child_g)
+                moves.append(move)
+                on_path.add(child)
+                frames.append(iter(system.successors(child)))
+                search.expand()
+                search.visited()
+                search.stored(len(path) + len(table), limited=False)
+                break
+            else:  # every successor done: backtrack
+                frames.pop()
+                on_path.discard(path.pop())
+                path_g.pop()
+                if moves:
+                    moves.pop()
+        if cut is None:
+            return search.unsolvable()
+        bound = cut

@@ -1,0 +1,156 @@
+"""Bookkeeping shared by every algorithm: budget, stats, progress, incumbent, results.
+
+Each algorithm is a plain function `body(system, search) -> Solution`; `Search.run`
+wraps it so that budget exhaustion and Ctrl-C end the search the same way everywhere:
+with the best complete solution seen so far and `optimal=False`, never a traceback.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Hashable
+
+from .protocol import (
+    BUDGET_EXHAUSTED,
+    INTERRUPTED,
+    SOLVED,
+    UNSOLVABLE,
+    Budget,
+    Move,
+    Solution,
+    State,
+    Stats,
+    TransitionSystem,
+)
+
+# The clock is read every `_every` expansions; `_every` adapts so that slow
+# successors() still give timely progress reports while fast ones pay almost nothing.
+_MAX_CLOCK_EVERY = 256
+_CLOCK_SLOW = 0.02  # seconds between clock reads above which we read it more often
+_CLOCK_FAST = 0.002  # ... and below which we read it less often
+
+
+class BudgetExhausted(Exception):
+    """Raised inside a search body when a limit is hit; turned into a Solution by `run`."""
+
+
+def min_move_cost(system: TransitionSystem) -> int:
+    """The optional hint `system.min_move_cost` (a lower bound on every move's cost), else 0.
+
+    Knowing every move costs at least 1 lets breadth-first search stop at the first goal
+    it generates; without the hint it must assume 0-cost moves may appear at any time.
+    """
+    value = getattr(system, "min_move_cost", 0)
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+class Search:
+    """One run of one algorithm: owns the Stats, checks the Budget, remembers the incumbent."""
+
+    def __init__(self, name: str, budget: Budget | None):
+        self.name = name
+        self.budget = budget if budget is not None else Budget()
+        self.stats = Stats()
+        self.best: tuple[tuple[Move, ...], int] | None = None
+        self._start = time.perf_counter()
+        limit = self.budget.time_limit
+        self._deadline = None if limit is None else self._start + limit
+        self._every = 1
+        self._countdown = 1
+        self._last_clock = self._start
+        self._next_progress = self._start + self.budget.progress_every
+
+    # -- running -------------------------------------------------------------
+    def run(self, body: Callable[[TransitionSystem, "Search"], Solution],
+            system: TransitionSystem) -> Solution:
+        """Run `body`, converting a hit limit or Ctrl-C into a Solution."""
+        try:
+            if self._deadline is not None and self.budget.time_limit <= 0:
+                raise BudgetExhausted
+            return body(system, self)
+        except BudgetExhausted:
+            return self._stopped(BUDGET_EXHAUSTED)
+        except KeyboardInterrupt:
+            return self._stopped(INTERRUPTED)
+
+    def expand(self) -> None:
+        """Count one expansion; now and then read the clock (time limit, progress)."""
+        self.stats.expanded += 1
+        self._countdown -= 1
+        if self._countdown <= 0:
+            self._clock()
+
+    def _clock(self) -> None:
+        now = time.perf_counter()
+        gap = now - self._last_clock
+        self._last_clock = now
+        if gap > _CLOCK_SLOW and self._every > 1:
+            self._every //= 2
+        elif gap < _CLOCK_FAST and self._every < _MAX_CLOCK_EVERY:
+            self._every *= 2
+        self._countdown = self._every
+        if self._deadline is not None and now >= self._deadline:
+            raise BudgetExhausted
+        if self.budget.progress is not None and now >= self._next_progress:
+            self.stats.seconds = now - self._start
+            self._next_progress = now + self.budget.progress_every
+            self.budget.progress(self.stats)
+
+    def stored(self, count: int, limited: bool = True) -> None:
+        """Report how many states are held now; more than budget.max_states ends the search.
+
+        Depth-first searches hold almost nothing, so they pass `limited=False` and are
+        bounded by `visited` instead.
+        """
+        if count > self.stats.peak_states:
+            self.stats.peak_states = count
+        limit = self.budget.max_states
+        if limited and limit is not None and count > limit:
+            raise BudgetExhausted
+
+    def visited(self) -> None:
+        """For depth-first searches, budget.max_states bounds the total states visited."""
+        limit = self.budget.max_states
+        if limit is not None and self.stats.expanded > limit:
+            raise BudgetExhausted
+
+    def over_cost(self, cost: int) -> bool:
+        """Whether a path of this cost (or lower bound) is beyond budget.max_cost."""
+        limit = self.budget.max_cost
+        return limit is not None and cost > limit
+
+    def offer(self, moves: tuple[Move, ...], cost: int) -> None:
+        """Remember a complete solution, so an interrupted search still returns one."""
+        if self.over_cost(cost):
+            return
+        if self.best is None or cost < self.best[1]:
+            self.best = (tuple(moves), cost)
+
+    # -- results ---------------------------------------------------------------
+    def _finish(self, status: str, moves, cost, optimal: bool) -> Solution:
+        self.stats.seconds = time.perf_counter() - self._start
+        return Solution(status=status, moves=moves, cost=cost, optimal=optimal,
+                        stats=self.stats, algorithm=self.name)
+
+    def solved(self, moves: tuple[Move, ...], cost: int, optimal: bool) -> Solution:
+        """A solution; one costing 0 is optimal whatever the heuristic was."""
+        return self._finish(SOLVED, tuple(moves), cost, optimal or cost == 0)
+
+    def unsolvable(self) -> Solution:
+        """The space (within max_cost) was exhausted: a proof, so optimal=True."""
+        return self._finish(UNSOLVABLE, None, None, True)
+
+    def _stopped(self, status: str) -> Solution:
+        moves, cost = self.best if self.best is not None else (None, None)
+        return self._finish(status, moves, cost, False)
+
+
+def path_to(parents: dict[Hashable, tuple[State, Move] | None], state: State) -> tuple[Move, ...]:
+    """Rebuild the moves leading to `state` by following parent pointers back to the root."""
+    moves: list[Move] = []
+    link = parents[state]
+    while link is not None:
+        state, move = link
+        moves.append(move)
+        link = parents[state]
+    moves.reverse()
+    return tuple(moves)

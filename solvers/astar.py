@@ -1,0 +1,69 @@
+"""A*: best-first on f = g + h, optimal whenever the heuristic is admissible."""
+from __future__ import annotations
+
+import heapq
+from itertools import count
+
+from ._search import Search, path_to
+from .protocol import Budget, Solution, TransitionSystem
+
+
+def _astar(system: TransitionSystem, search: Search) -> Solution:
+    stats = search.stats
+    admissible = search.budget.admissible
+    heuristic = system.heuristic
+    root = system.initial()
+    if system.is_goal(root):
+        return search.solved((), 0, True)
+    root_h = heuristic(root)
+    if admissible and search.over_cost(root_h):
+        return search.unsolvable()
+    best_g = {root: 0}
+    parents: dict = {root: None}
+    goals: set = set()  # states known to be goals (is_goal runs once per state)
+    seq = count()
+    # Ties on f go to the deeper node (larger g: closer to a goal), then to the older one.
+    heap = [(root_h, 0, next(seq), root)]
+    search.stored(1)
+    while heap:
+        f, neg_g, _, state = heapq.heappop(heap)
+        g = -neg_g
+        if g > best_g[state]:
+            continue  # stale entry: the state was re-opened with a cheaper g
+        if state in goals:
+            return search.solved(path_to(parents, state), g, admissible)
+        stats.depth = f
+        search.expand()
+        for move, child, cost in system.successors(state):
+            stats.generated += 1
+            child_g = g + cost
+            old = best_g.get(child)
+            if old is not None and old <= child_g:
+                stats.duplicates += 1
+                continue
+            child_h = heuristic(child)
+            # With an admissible h, f is a lower bound, so f > max_cost can never count.
+            if search.over_cost(child_g + child_h if admissible else child_g):
+                continue
+            # A cheaper g re-opens the state even if it was expanded: an admissible but
+            # inconsistent heuristic can expand a state before its best path is known.
+            best_g[child] = child_g
+            parents[child] = (state, move)
+            if old is None:
+                search.stored(len(best_g))
+                if system.is_goal(child):
+                    goals.add(child)
+            if child in goals:
+                search.offer(path_to(parents, child), child_g)
+            heapq.heappush(heap, (child_g + child_h, -child_g, next(seq), child))
+    return search.unsolvable()
+
+
+def astar(system: TransitionSystem, budget: Budget | None = None) -> Solution:
+    """A* with exact duplicate detection and re-opening.
+
+    `optimal` is `budget.admissible`: the proof rests on the heuristic being a true lower
+    bound. Exhausting the open list is a proof of unsolvability either way (states are only
+    dropped by max_cost, and by f only when h is declared admissible).
+    """
+    return Search("astar", budget).run(_astar, system)

@@ -1,0 +1,90 @@
+"""The small interface every search algorithm works over, and the data they return.
+
+`solvers` knows nothing of rule files: a game reaches it only as a TransitionSystem.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Iterable, Protocol
+
+State = Hashable
+Move = str
+
+
+class TransitionSystem(Protocol):
+    """A state space: states are hashable and compare exactly (never a lossy hash).
+
+    Optional hint: an int attribute `min_move_cost`, a lower bound on every move's cost
+    (e.g. 1 when no move is free). bfs then stops at the first goal it generates instead
+    of finishing the layer in case a 0-cost move appears. Absent means 0.
+    """
+
+    def initial(self) -> State: ...
+
+    def successors(self, state: State) -> Iterable[tuple[Move, State, int]]:
+        """(move, next state, cost >= 0) for every legal move, in a fixed order."""
+        ...
+
+    def is_goal(self, state: State) -> bool: ...
+
+    def heuristic(self, state: State) -> int:
+        """A lower bound on the remaining cost (0 when the system has none)."""
+        ...
+
+
+SOLVED = "solved"
+UNSOLVABLE = "unsolvable"
+BUDGET_EXHAUSTED = "budget_exhausted"
+INTERRUPTED = "interrupted"
+
+
+@dataclass
+class Stats:
+    expanded: int = 0
+    generated: int = 0
+    duplicates: int = 0
+    peak_states: int = 0
+    seconds: float = 0.0
+    depth: int = 0  # current bound / layer, for progress reports
+
+    def as_dict(self) -> dict:
+        return {
+            "expanded": self.expanded,
+            "generated": self.generated,
+            "duplicates": self.duplicates,
+            "peak_states": self.peak_states,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+@dataclass(frozen=True)
+class Solution:
+    status: str  # SOLVED | UNSOLVABLE | BUDGET_EXHAUSTED | INTERRUPTED
+    moves: tuple[Move, ...] | None
+    cost: int | None
+    optimal: bool  # proven optimal
+    stats: Stats
+    algorithm: str = ""
+
+    @property
+    def solved(self) -> bool:
+        return self.moves is not None
+
+
+@dataclass
+class Budget:
+    """Limits on one search. `progress` is called about every `progress_every` seconds.
+
+    time_limit counts from the start of each search (not from when the Budget was made).
+    max_states bounds the states held (bfs, astar) or, for the depth-first searches
+    (idastar, iddfs) that hold almost none, the states visited over all iterations.
+    """
+
+    time_limit: float | None = None
+    max_states: int | None = None
+    max_cost: int | None = None  # solutions costing more do not count (a game's move limit)
+    progress: Callable[[Stats], None] | None = None
+    progress_every: float = 0.25
+    admissible: bool = True  # whether system.heuristic is admissible (optimality claims depend on it)
+    _start: float = field(default_factory=time.perf_counter, repr=False)
