@@ -1,0 +1,123 @@
+"""The front door: load a rule file (DSL or YAML), read levels, build instances and transition systems."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import ir
+from .check import check
+from .errors import LevelError, RuleError, Source, Span, UsageError
+from .instance import Instance, instantiate, parse_param_value
+from .levels import READERS, RawLevel
+
+RULE_SUFFIXES = (".grl", ".yaml", ".yml")
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """A user's file as text; a clear UsageError for missing, unreadable or binary files."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"{what} `{path}` does not exist")
+    if p.is_dir():
+        raise UsageError(f"{what} `{path}` is a directory, not a file")
+    try:
+        data = p.read_bytes()
+    except OSError as err:
+        raise UsageError(f"cannot read {what} `{path}`: {err.strerror}") from None
+    if b"\0" in data:
+        raise UsageError(f"{what} `{path}` is a binary file, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{what} `{path}` is not UTF-8 text (byte {err.start})") from None
+
+
+def parse_rules(text: str, path: str):
+    """Text -> AST, by the file's form: YAML when the name ends in .yaml/.yml, the DSL otherwise."""
+    from .syntax import parse_dsl, parse_yaml
+
+    if path.endswith((".yaml", ".yml")):
+        return parse_yaml(text, path)
+    return parse_dsl(text, path)
+
+
+def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
+    """Parse and check a rule file: (game, warnings). Raises RuleError / ErrorList with file:line:col."""
+    return check(parse_rules(text, path), path)
+
+
+def load_rules(name_or_path: str) -> ir.Game:
+    """A bundled ruleset by name (`floodit`) or a rule file by path."""
+    return compile_rules(read_text(resolve_ruleset(name_or_path), "rule file"), str(resolve_ruleset(name_or_path)))[0]
+
+
+def resolve_ruleset(name_or_path: str) -> Path:
+    from rulesets import bundled
+
+    p = Path(name_or_path)
+    if p.suffix in RULE_SUFFIXES or p.exists() or "/" in name_or_path:
+        return p
+    found = bundled()
+    if name_or_path in found:
+        return found[name_or_path]
+    from .errors import did_you_mean
+
+    hint = did_you_mean(name_or_path, found)
+    raise UsageError(f"no ruleset named `{name_or_path}` (bundled: {', '.join(sorted(found))})"
+                     + (f"; {hint}" if hint else ""))
+
+
+def detect_format(game: ir.Game, text: str, forced: str | None = None) -> ir.LevelFormat:
+    """The level format: forced by the user, else the first of the rule file's formats whose reader accepts the
+    text (formats with a specific shape are tried before the catch-all `grid`)."""
+    if not game.formats:
+        raise UsageError(f"the rules of `{game.name}` declare no level format (add a `level grid:` legend)")
+    if forced is not None:
+        fmt = game.format(forced)
+        if fmt is None:
+            raise UsageError(f"`{game.name}` does not read `{forced}` levels; it reads: "
+                             + ", ".join(f.format for f in game.formats))
+        return fmt
+    order = sorted(game.formats, key=lambda f: list(READERS).index(f.format))
+    for fmt in order:
+        if READERS[fmt.format].sniff(text):
+            return fmt
+    return order[-1]
+
+
+def read_levels(game: ir.Game, path: str, forced_format: str | None = None) -> tuple[ir.LevelFormat, list[RawLevel]]:
+    text = read_text(path, "level file")
+    src = Source(str(path), text)
+    if not text.strip():
+        raise LevelError("the level file is empty", Span(src, 1, 1, 1, 2))
+    fmt = detect_format(game, text, forced_format)
+    return fmt, READERS[fmt.format].read(src)
+
+
+def parse_params(game: ir.Game, pairs: list[str]) -> dict:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--param takes NAME=VALUE, not `{pair}`")
+        name, value = pair.split("=", 1)
+        out[name.strip()] = parse_param_value(game, name.strip(), value)
+    return out
+
+
+def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
+         level_format: str | None = None) -> list[Instance]:
+    """Everything at once: the instances of every level in a file."""
+    game = load_rules(ruleset)
+    overrides = parse_params(game, params) if isinstance(params, list) else dict(params or {})
+    fmt, raws = read_levels(game, level_path, level_format)
+    return [instantiate(game, raw, fmt, overrides) for raw in raws]
+
+
+def system(inst: Instance, backend: str = "reference", heuristic: str | None = None):
+    from .reference import ReferenceSystem
+
+    if backend != "reference":
+        raise UsageError(f"unknown backend `{backend}` (available: reference)")
+    if heuristic is not None and heuristic not in {h.name for h in inst.game.heuristics}:
+        names = ", ".join(h.name for h in inst.game.heuristics) or "none"
+        raise UsageError(f"`{inst.game.name}` has no heuristic `{heuristic}` (it has: {names})")
+    return ReferenceSystem(inst, heuristic)

@@ -1,0 +1,161 @@
+"""A game instance as a TransitionSystem, run by the reference interpreter."""
+from __future__ import annotations
+
+import itertools
+import re
+
+from .. import ir
+from ..errors import RuleRuntimeError
+from ..instance import Instance
+from .evaluator import Abort, Board, Compiler, Frame
+
+
+def move_text(action: ir.ActionInfo, args: tuple, inst: Instance) -> str:
+    """A move in the ruleset's notation; cells print 1-based as `row,col`."""
+    shown = {}
+    for (name, dom), value in zip(action.proc.params, args):
+        ty = dom.ty
+        if ty == ir.CELL:
+            shown[name] = f"{value[0] + 1},{value[1] + 1}"
+        elif ty == ir.DIR:
+            shown[name] = ir.DIRS[value]
+        elif ty.kind == "enum":
+            shown[name] = inst.game.enum_values(ty.name)[value]
+        elif ty == ir.BOOL:
+            shown[name] = "true" if value else "false"
+        else:
+            shown[name] = str(value)
+    if action.notation is not None:
+        return re.sub(r"\{([^{}]*)\}", lambda m: shown[m.group(1)], action.notation)
+    if not shown:
+        return action.name
+    return f"{action.name}({','.join(shown.values())})"
+
+
+class ReferenceSystem:
+    """successors / is_goal / heuristic over packed states (tuples of 64-bit words)."""
+
+    backend = "reference"
+
+    def __init__(self, inst: Instance, heuristic: str | None = None):
+        self.inst = inst
+        game = inst.game
+        self.board = Board(inst.rows, inst.cols)
+        c = Compiler(game, self.board, dict(inst.params), dict(inst.doms))
+        for name, shape in inst.dims.items():
+            c.set_strides(name, shape)
+        c.compile_defs()
+        self.compiler = c
+        self.statics = dict(inst.statics)
+        # action instances: every parameter combination whose `when` holds, in declaration order
+        self.moves = []  # (text, action proc, args, cost fn, span)
+        for action in game.actions:
+            proc = c.procedure(action.proc)
+            cost = c.expr(action.cost)
+            domains = [self._values(dom) for _, dom in action.proc.params]
+            when = c.expr(action.when)
+            for args in itertools.product(*domains):
+                f = Frame({}, action.proc.nlocals)
+                f.loc[: len(args)] = args
+                if when(f):
+                    self.moves.append((move_text(action, args, inst), proc, args, cost, action.proc.nlocals,
+                                       action.span))
+        self.goals = [c.expr(g) for g in game.goals]
+        self.fails = [c.expr(x) for x in game.fails]
+        self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}
+        self.heuristic_name = heuristic
+        if heuristic is None:
+            self._h = [p for p, adm in self.heuristics.values() if adm]
+            self.admissible = True
+        else:
+            proc, adm = self.heuristics[heuristic]
+            self._h = [proc]
+            self.admissible = adm
+        costs = {self._const_cost(m) for m in self.moves}
+        self.min_move_cost = min(costs) if costs and None not in costs else 0
+
+    def _const_cost(self, move):
+        try:
+            return move[3](Frame({}, move[4]))
+        except Exception:
+            return None
+
+    def _values(self, dom: ir.Domain):
+        ty = dom.ty
+        if ty == ir.INT:
+            lo, hi = (self.inst.doms and None), None
+            f = Frame({}, 0)
+            lo, hi = self.compiler.expr(dom.lo)(f), self.compiler.expr(dom.hi)(f)
+            return range(lo, hi + 1)
+        if ty == ir.BOOL:
+            return (False, True)
+        if ty == ir.DIR:
+            return range(4)
+        if ty == ir.CELL:
+            return [(r, c) for r in range(self.inst.rows) for c in range(self.inst.cols)]
+        if ty.kind == "enum":
+            return range(len(self.inst.game.enum_values(ty.name)))
+        raise AssertionError(ty)
+
+    # ---- TransitionSystem
+    def initial(self):
+        return self.inst.initial
+
+    def _values_of(self, state) -> dict:
+        v = dict(self.statics)
+        v.update(self.inst.unpack(state))
+        return v
+
+    def successors(self, state):
+        base = self._values_of(state)
+        dynamic = self.inst.dynamic
+        for text, proc, args, cost, nlocals, span in self.moves:
+            v = dict(base)
+            for name in dynamic:
+                x = v[name]
+                if isinstance(x, list):
+                    v[name] = list(x)
+            f = Frame(v, nlocals)
+            f.loc[: len(args)] = args
+            k = cost(f)
+            try:
+                proc(v, args)
+            except Abort:
+                continue
+            nxt = self.inst.pack(v, span)
+            if self.fails and self._any(self.fails, v):
+                continue
+            if k < 0:
+                raise RuleRuntimeError(f"move `{text}` has a negative cost ({k})", span)
+            yield text, nxt, k
+
+    def _any(self, preds, v) -> bool:
+        f = Frame(v, self.inst.game.predicates_nlocals)
+        return any(p(f) for p in preds)
+
+    def is_goal(self, state) -> bool:
+        return self._any(self.goals, self._values_of(state))
+
+    def is_dead(self, state) -> bool:
+        return bool(self.fails) and self._any(self.fails, self._values_of(state))
+
+    def heuristic(self, state) -> int:
+        if not self._h:
+            return 0
+        v = self._values_of(state)
+        return max(h(v) for h in self._h)
+
+    def heuristic_values(self, state) -> dict[str, int]:
+        v = self._values_of(state)
+        return {name: proc(v) for name, (proc, _) in self.heuristics.items()}
+
+    # ---- replay
+    def apply(self, state, move: str):
+        """The state after `move`, or None when the move is not legal here."""
+        for text, nxt, _ in self.successors(state):
+            if text == move:
+                return nxt
+        return None
+
+    def legal_moves(self, state) -> list[str]:
+        return [text for text, _, _ in self.successors(state)]
