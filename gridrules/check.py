@@ -69,27 +69,31 @@ class Checker:
     def error(self, msg, node_or_span, hint=None):
         span = node_or_span if isinstance(node_or_span, Span) or node_or_span is None else node_or_span.span
         self.errors.append(RuleError(msg, span, hint))
-        return ERR
+        return ir.Const(ERR, None, span)  # an expression that matches anything, to avoid follow-on errors
 
     def warn(self, msg, node, hint=None):
         self.warnings.append(RuleError(msg, node.span, hint, warning=True))
 
     # ---- pass 1: names
     def declare(self):
-        seen: dict[str, A.Node] = {}
+        # three namespaces: values (params, layers, globals, bodies, enum values, poses, defs), types (enums)
+        # and rules (actions, heuristics); a name may be used once in each
+        seen: dict[tuple[str, str], A.Node] = {}
         kinds = {}
 
-        def claim(name, node, kind):
-            if name in BUILTIN_CONSTS or name in BUILTINS or name in DIRS:
+        def claim(name, node, kind, space="value"):
+            if space != "rule" and (name in BUILTIN_CONSTS or name in DIRS or space == "value" and name in BUILTINS):
                 self.error(f"`{name}` is a built-in name and cannot be redefined", node)
                 return False
-            if name in seen:
-                prev = seen[name]
-                self.error(f"duplicate definition of `{name}` (first defined as a {kinds[name]} at line "
+            key = (space, name)
+            if key in seen:
+                prev = seen[key]
+                article = "an" if kinds[key][0] in "aeiou" else "a"
+                self.error(f"duplicate definition of `{name}` (first defined as {article} {kinds[key]} at line "
                            f"{prev.span.line if prev.span else '?'})", node)
                 return False
-            seen[name] = node
-            kinds[name] = kind
+            seen[key] = node
+            kinds[key] = kind
             return True
 
         games = [d for d in self.rf.decls if isinstance(d, A.Game)]
@@ -101,7 +105,7 @@ class Checker:
         for d in self.rf.decls:
             if isinstance(d, A.Param) and claim(d.name, d, "param"):
                 self.params[d.name] = d
-            elif isinstance(d, A.EnumDecl) and claim(d.name, d, "enum"):
+            elif isinstance(d, A.EnumDecl) and claim(d.name, d, "enum", "type"):
                 self.enums[d.name] = d.values
                 for i, v in enumerate(d.values):
                     if v in self.enum_value or v in d.values[:i]:
@@ -126,9 +130,9 @@ class Checker:
             elif isinstance(d, A.DefDecl) and claim(d.name, d, "def"):
                 self.defs[d.name] = d
             elif isinstance(d, A.ActionDecl):
-                claim(d.name, d, "action")
+                claim(d.name, d, "action", "rule")
             elif isinstance(d, A.HeuristicDecl):
-                claim(d.name, d, "heuristic")
+                claim(d.name, d, "heuristic", "rule")
 
     def _file_start(self):
         from .errors import Source
@@ -508,7 +512,8 @@ class Checker:
             slot = sc.declare(s.name, v.ty)
             return [ir.SetLocal(slot, v, s.span)]
         if isinstance(s, (A.Assign, A.AugAssign)):
-            return [self._assign(s, sc)]
+            done = self._assign(s, sc)
+            return [done] if isinstance(done, ir.Stmt) else []
         if isinstance(s, A.Require):
             if sc.kind in ("heuristic",):
                 self.error("`require` is not allowed in a heuristic", s)

@@ -5,7 +5,7 @@ values, which the rule file declares as static globals (and `bridge` as a dynami
   switch_heavy[19]      bool, per switch letter A..S: pressed only by the standing block (`X`) or by any touch (`O`)
   switch_ops[19, 26]    per switch and bridge letter: "keep", "toggle", "open" or "close"
   split_first[5], split_second[5]   per split letter T..X: the two cubes' cells; the first is active
-  bridge[26]            per bridge letter a..z: present at the start
+  present[26]           per bridge letter a..z: whether the bridge is there at the start
 """
 from __future__ import annotations
 
@@ -111,5 +111,5 @@ def read_bloxorz_seed002(src: Source):
             line, col = positions[r][c]
             raise LevelError(f"{kind} `{ch}` is on the map but has no line describing it", Span(src, line, col, line, col + 1))
     values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first, "split_second": second,
-              "bridge": bridge}
+              "present": bridge}
     return [RawLevel(src.path, src, tokens, positions, values, start_line=i + 1)]
