@@ -157,7 +157,7 @@ def sniff_hdu4127(text: str) -> bool:
     return n == 0 or len(rows) > 1 and len(rows[1]) == n
 
 
-from .bloxorz import read_bloxorz_seed002, sniff_bloxorz_seed002  # noqa: E402
+from .bloxorz import read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002  # noqa: E402
 
 READERS: dict[str, Reader] = {
     r.name: r
@@ -166,6 +166,8 @@ READERS: dict[str, Reader] = {
                "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`"),
         Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
                "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines"),
+        Reader("bloxorz", read_bloxorz, sniff_bloxorz,
+               "gridrules' Bloxorz format: the map, `---`, then teleport/switch/bridge lines"),
         Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file"),
         Reader("grid", read_grid, lambda text: True, "rows of characters, one per cell"),
     )

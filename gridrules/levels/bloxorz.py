@@ -113,3 +113,99 @@ def read_bloxorz_seed002(src: Source):
     values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first, "split_second": second,
               "present": bridge}
     return [RawLevel(src.path, src, tokens, positions, values, start_line=i + 1)]
+
+
+# ---- gridrules' own Bloxorz format -------------------------------------------------------------
+# The map (as in seed 002, rows may be short or empty), a line `---`, then one line per fact:
+#   teleport T: 2,8 2,6          the cubes' cells, 1-based row,col; the first is the active cube
+#   switch A heavy: a toggle, b open, c close      (soft or heavy; toggle, open or close per bridge)
+#   bridge a: present | absent
+# Blank lines and `#` comments are allowed after the map.
+_OWN_LINE = re.compile(r"^(teleport|switch|bridge)\s+(\S+)\s*(soft|heavy)?\s*:\s*(.*)$")
+_OPS = ("toggle", "open", "close")
+
+
+def sniff_bloxorz(text: str) -> bool:
+    return any(ln.strip() == "---" for ln in text.splitlines())
+
+
+def read_bloxorz(src: Source):
+    from . import RawLevel, _empty, _lines
+
+    lines = _lines(src.text)
+    if not src.text.strip():
+        raise _empty(src)
+    try:
+        sep = next(i for i, ln in enumerate(lines) if ln.strip() == "---")
+    except StopIteration:
+        raise LevelError("expected a line `---` after the map", Span(src, len(lines), 1, len(lines), 2)) from None
+    first = next((i for i in range(sep) if lines[i].strip()), None)
+    if first is None:
+        raise LevelError("the map before `---` is empty", Span(src, sep + 1, 1, sep + 1, 4))
+    last = max(i for i in range(sep) if lines[i].strip())
+    rows = [lines[i].rstrip() for i in range(first, last + 1)]
+    m = max(len(r) for r in rows)
+    tokens = [list(r.ljust(m)) for r in rows]
+    positions = [[(first + 1 + k, c + 1) for c in range(m)] for k in range(len(rows))]
+    n = len(rows)
+    heavy = [False] * len(SWITCHES)
+    ops = [["keep"] * len(BRIDGES) for _ in SWITCHES]
+    first_cube: list = [None] * len(SPLITS)
+    second_cube: list = [None] * len(SPLITS)
+    present = [False] * len(BRIDGES)
+    seen: dict[str, int] = {}
+    for k in range(sep + 1, len(lines)):
+        raw = lines[k].split("#")[0].rstrip()
+        line = k + 1
+        if not raw.strip():
+            continue
+        col0 = len(raw) - len(raw.lstrip()) + 1
+        span = Span(src, line, col0, line, len(raw) + 1)
+        mt = _OWN_LINE.match(raw.strip())
+        if not mt:
+            raise LevelError("expected `teleport X: r,c r,c`, `switch A soft|heavy: a toggle, ...` or "
+                             "`bridge a: present|absent`", span)
+        kind, letter, weight, rest = mt.groups()
+        if letter in seen:
+            raise LevelError(f"`{letter}` is described twice (first on line {seen[letter]})", span)
+        seen[letter] = line
+        if kind == "teleport":
+            if letter not in SPLITS:
+                raise LevelError(f"a teleport is one of the letters {SPLITS}, not `{letter}`", span)
+            cells = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s+(\d+)\s*,\s*(\d+)\s*", rest)
+            if not cells:
+                raise LevelError("a teleport line reads `teleport T: r1,c1 r2,c2` (1-based)", span)
+            r1, c1, r2, c2 = (int(x) for x in cells.groups())
+            for r, c in ((r1, c1), (r2, c2)):
+                if not (1 <= r <= n and 1 <= c <= m):
+                    raise LevelError(f"teleport target {r},{c} is outside the {n} x {m} map", span)
+            first_cube[SPLITS.index(letter)] = (r1 - 1, c1 - 1)
+            second_cube[SPLITS.index(letter)] = (r2 - 1, c2 - 1)
+        elif kind == "switch":
+            if letter not in SWITCHES:
+                raise LevelError(f"a switch is one of the letters {SWITCHES}, not `{letter}`", span)
+            if weight is None:
+                raise LevelError("say whether the switch is `soft` or `heavy`: `switch A soft: a toggle`", span)
+            s = SWITCHES.index(letter)
+            heavy[s] = weight == "heavy"
+            for part in (p.strip() for p in rest.split(",") if p.strip()):
+                words = part.split()
+                if len(words) != 2 or words[0] not in BRIDGES or words[1] not in _OPS:
+                    raise LevelError(f"`{part}`: each effect reads `BRIDGE toggle|open|close`, e.g. `a toggle`", span)
+                ops[s][BRIDGES.index(words[0])] = words[1]
+        else:
+            if letter not in BRIDGES:
+                raise LevelError(f"a bridge is one of the letters a..z, not `{letter}`", span)
+            if rest.strip() not in ("present", "absent"):
+                raise LevelError("a bridge line reads `bridge a: present` or `bridge a: absent`", span)
+            present[BRIDGES.index(letter)] = rest.strip() == "present"
+    for ch in sorted({ch for row in tokens for ch in row}):
+        if (ch in SPLITS or ch in SWITCHES or ch in BRIDGES) and ch not in seen:
+            kind = "teleport" if ch in SPLITS else "switch" if ch in SWITCHES else "bridge"
+            r = next(r for r, row in enumerate(tokens) if ch in row)
+            line, col = positions[r][tokens[r].index(ch)]
+            raise LevelError(f"{kind} `{ch}` is on the map but has no `{kind} {ch}: ...` line",
+                             Span(src, line, col, line, col + 1))
+    values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first_cube, "split_second": second_cube,
+              "present": present}
+    return [RawLevel(src.path, src, tokens, positions, values, start_line=first + 1)]

@@ -86,7 +86,10 @@ class _Build(Transformer):
     # -- declarations
     @v_args(meta=True)
     def start(self, meta, items):
-        return A.RuleFile(tuple(items), self._s(meta))
+        decls = []
+        for item in items:  # `level a, b:` gives one LevelDecl per format, sharing the legend
+            decls.extend(item if isinstance(item, tuple) else (item,))
+        return A.RuleFile(tuple(decls), self._s(meta))
 
     @v_args(meta=True)
     def game(self, meta, items):
@@ -231,7 +234,9 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def level(self, meta, items):
-        return A.LevelDecl(str(items[0]), tuple(items[1:]), self._s(meta))
+        names = [str(i) for i in items if isinstance(i, Token)]
+        legend = tuple(i for i in items if not isinstance(i, Token))
+        return tuple(A.LevelDecl(name, legend, self._s(meta)) for name in names)
 
     @v_args(meta=True)
     def legend_entry(self, meta, items):
