@@ -1,0 +1,416 @@
+"""Drawing a board as text, for any ruleset: no game-specific code.
+
+The board is drawn in the level's own notation where possible. Each legend entry of a rule file says what a
+level token means (`'+' : tile[here] = floor`); the renderer runs the entries backwards: for every cell it looks
+for the token whose legend assignments reproduce the cell's current layer values (static and dynamic), by
+running each candidate entry on a scratch copy of the board. The level's own format is tried first, then the
+rule file's other formats; a board that no legend can reproduce is drawn layer by layer instead (one character
+per cell and layer: digits/letters for ints, the first letter for enum values, `#`/`.` for bools).
+
+Cells covered by dynamic cell- or body-typed globals (a rolling block, a player, the active cube) are marked:
+with a marker character (`@`, `&`, ...) in plain text, or the cell's own character highlighted when colour
+is on. The dynamic globals are listed under the board as `name = value`; cells print 1-based as `row,col`,
+like moves do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import ir
+from .errors import GridrulesError
+from .instance import Instance
+
+MARKERS = "@&%$*o+=~^"
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+OVERLAY_COLOURS = ("red", "blue", "magenta", "green", "cyan", "yellow")
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    token: object  # a character or an int
+    value: int  # the legend's `value`
+    proc: object
+
+
+class Renderer:
+    """Draws the states of one instance. `color=True` highlights covered cells with ANSI styles."""
+
+    def __init__(self, inst: Instance, fmt: ir.LevelFormat | None = None, color: bool = False):
+        from .reference.evaluator import Board, Compiler, Frame
+
+        self.inst = inst
+        self.game = inst.game
+        self.color = color
+        self.n = inst.rows * inst.cols
+        self.layers = [layer.name for layer in self.game.layers]
+        c = Compiler(self.game, Board(inst.rows, inst.cols), dict(inst.params), dict(inst.doms))
+        for name, shape in inst.dims.items():
+            c.set_strides(name, shape)
+        try:
+            c.compile_defs()
+        except GridrulesError:
+            pass
+        self.compiler = c
+        # the scratch board legend entries run on: every layer at its default, globals at their defaults
+        # (static ones as the level set them: reader tables may be read by a legend)
+        base: dict = {}
+        for name in self.layers:
+            base[name] = [inst.doms[name].default()] * self.n
+        for g in self.game.globals:
+            if g.static and g.name in inst.statics:
+                x = inst.statics[g.name]
+            else:
+                dom = inst.doms[g.name]
+                x = dom.default()
+                if g.default is not None:
+                    try:
+                        x = c.expr(g.default)(Frame({}, 0))
+                    except Exception:  # a default a legend never reads
+                        pass
+                if g.name in inst.dims:
+                    x = [x] * _prod(inst.dims[g.name])
+            base[g.name] = x
+        self._base = base
+        self._globals = [g.name for g in self.game.globals]
+        self._lists = set(self.layers) | set(inst.dims)
+        # formats to try: the level's own first
+        own = fmt if fmt is not None else (_own_format(self.game, inst.raw) if inst.raw is not None else None)
+        self.own = own
+        self.own_chars = bool(inst.raw is not None and inst.raw.tokens and inst.raw.tokens[0]
+                              and isinstance(inst.raw.tokens[0][0], str))
+        # a `*`-only legend of another format may read numbers or characters: it cannot be run backwards safely
+        others = [f for f in self.game.formats if f is not own and any(e.kind != "any" for e in f.legend)]
+        self.formats = ([own] if own is not None else []) + others
+        self._cands: dict[str, list] = {}
+        self._matches: dict[tuple, list] = {}
+        self.overlays = [g for g in self.game.globals
+                         if not g.static and inst.doms[g.name].kind in ("cell", "body")]
+        self._markers = {}
+        used = self._alphabet()
+        free = [m for m in MARKERS if m not in used] or list(MARKERS)
+        for k, g in enumerate(self.overlays):
+            self._markers[g.name] = free[k % len(free)]
+
+    # ---- legend inversion
+    def _alphabet(self) -> set:
+        out = set()
+        for fmt in self.game.formats:
+            for e in fmt.legend:
+                if e.kind == "one":
+                    out.add(e.first)
+                elif e.kind == "range":
+                    out.update(chr(x) for x in range(ord(e.first), ord(e.last) + 1))
+        return out
+
+    def _copy(self, v: dict) -> dict:
+        """A scratch copy: layers and arrays as fresh lists (the interpreter writes them in place)."""
+        return {k: (list(x) if k in self._lists else x) for k, x in v.items()}
+
+    def _differs(self, a: dict, b: dict, name: str) -> bool:
+        x, y = a[name], b[name]
+        if name in self._lists:
+            return list(x) != list(y)
+        return x != y
+
+    def _candidates(self, fmt: ir.LevelFormat) -> list[tuple[ir.LegendInfo, list[_Candidate] | None]]:
+        """(entry, fixed candidates) in the order instantiate tries them; None: derive from the cell (ints)."""
+        if fmt.format in self._cands:
+            return self._cands[fmt.format]
+        out = []
+        chars = self.own_chars if fmt is self.own else True
+        covered: set = set()
+        order = sorted(fmt.legend, key=lambda e: {"one": 0, "range": 1, "any": 2}[e.kind])
+        for e in order:
+            proc = self.compiler.procedure(e.proc)
+            if e.kind == "one":
+                out.append((e, [_Candidate(e.first, 0, proc)]))
+                covered.add(e.first)
+            elif e.kind == "range":
+                lo = ord(e.first)
+                out.append((e, [_Candidate(chr(x), x - lo, proc) for x in range(lo, ord(e.last) + 1)]))
+                covered.update(chr(x) for x in range(lo, ord(e.last) + 1))
+            elif chars:
+                out.append((e, [_Candidate(chr(x), x, proc) for x in range(33, 127) if chr(x) not in covered]))
+            else:
+                out.append((e, None))
+        self._cands[fmt.format] = out
+        return out
+
+    def _match(self, fmt: ir.LevelFormat, key: tuple, cell: tuple[int, int]) -> list[tuple[object, bool]]:
+        """The tokens of `fmt` whose legend reproduces the layer values `key`: (token, writes globals)."""
+        memo = (fmt.format, key)
+        if memo in self._matches:
+            return self._matches[memo]
+        from .reference.evaluator import Abort
+
+        found = []
+        seen = set()
+        r, c = cell
+        i = r * self.inst.cols + c
+        for entry, cands in self._candidates(fmt):
+            if cands is None:  # `*` over numbers: the value is the token; try the cell's own values first
+                proc = self.compiler.procedure(entry.proc)
+                ints = [int(x) for x in key if isinstance(x, (int, bool))]
+                values = list(dict.fromkeys(ints + list(range(0, 10))))
+                cands = [_Candidate(x, x, proc) for x in values]
+            for cand in cands:
+                if cand.token in seen:
+                    continue
+                scratch = self._copy(self._base)
+                try:
+                    cand.proc(scratch, (), cell, cand.value)
+                except (Abort, GridrulesError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
+                    continue
+                if tuple(scratch[name][i] for name in self.layers) != key:
+                    continue
+                writes = any(self._differs(scratch, self._base, g) for g in self._globals)
+                found.append((cand.token, writes))
+                seen.add(cand.token)
+        self._matches[memo] = found
+        return found
+
+    def _consistent(self, fmt: ir.LevelFormat, token, cell, v: dict) -> bool:
+        """Whether running `token`'s legend entry at `cell` leaves the globals as they are in `v`
+        (e.g. a start token sets the player's cell: only the cell the player is on agrees)."""
+        from .reference.evaluator import Abort
+
+        for entry, cands in self._candidates(fmt):
+            if cands is None:
+                ok, value = entry.matches(token)
+                cands = [_Candidate(token, value, self.compiler.procedure(entry.proc))] if ok else []
+            for cand in cands:
+                if cand.token != token:
+                    continue
+                i = cell[0] * self.inst.cols + cell[1]
+                scratch = self._copy(v)
+                for name in self.layers:
+                    scratch[name][i] = self._base[name][i]
+                try:
+                    cand.proc(scratch, (), cell, cand.value)
+                except (Abort, GridrulesError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
+                    return False
+                return not any(self._differs(scratch, v, g) for g in self._globals)
+        return False
+
+    def _tokens(self, fmt: ir.LevelFormat, v: dict):
+        """The token of every cell in this format, or None when some cell has none.
+
+        Among the tokens that reproduce a cell's layers, the level's own token is preferred, then tokens that
+        set no globals, then tokens whose global assignments agree with the state (a start or target marker
+        where the player or target is), in legend order."""
+        inst = self.inst
+        raw = inst.raw
+        own = raw is not None and fmt is self.own
+        grid = []
+        for r in range(inst.rows):
+            row = []
+            for c in range(inst.cols):
+                i = r * inst.cols + c
+                key = tuple(v[name][i] for name in self.layers)
+                found = self._match(fmt, key, (r, c))
+                if not found:
+                    return None
+                tok = None
+                if own:
+                    mine = raw.tokens[r][c]
+                    for t, writes in found:
+                        if t == mine and (not writes or self._consistent(fmt, t, (r, c), v)):
+                            tok = mine
+                            break
+                if tok is None:
+                    pure = [t for t, w in found if not w]
+                    if pure:
+                        tok = pure[0]
+                    else:
+                        tok = next((t for t, _ in found if self._consistent(fmt, t, (r, c), v)), found[0][0])
+                row.append(tok)
+            grid.append(row)
+        return grid
+
+    # ---- drawing
+    def covered(self, v: dict) -> dict[tuple[int, int], str]:
+        """cell -> the name of the first dynamic cell/body global covering it."""
+        out: dict = {}
+        inst = self.inst
+        for g in self.overlays:
+            x = v[g.name]
+            items = x if isinstance(x, list) else [x]
+            for item in items:
+                for cell in self._cells_of(g, item):
+                    if 0 <= cell[0] < inst.rows and 0 <= cell[1] < inst.cols:
+                        out.setdefault(cell, g.name)
+        return out
+
+    def _cells_of(self, g: ir.GlobalInfo, x):
+        dom = self.inst.doms[g.name]
+        if x is None:
+            return []
+        if dom.kind == "cell":
+            return [tuple(x)]
+        pose, anchor = x
+        if anchor is None:
+            return []
+        body = self.game.body(g.domain.ty.name)
+        return [(anchor[0] + dr, anchor[1] + dc) for dr, dc in body.cells[pose]]
+
+    def board(self, words) -> str:
+        """The board of a state (its packed words) and its dynamic globals, as text lines."""
+        v = self.inst.values(words)
+        covered = self.covered(v)
+        lines = None
+        for fmt in self.formats:
+            try:
+                grid = self._tokens(fmt, v)
+            except RecursionError:
+                grid = None
+            if grid is not None:
+                lines = self._draw_tokens(grid, covered)
+                break
+        if lines is None:
+            lines = self._draw_layers(v, covered)
+        lines += self.globals_lines(v)
+        return "\n".join(lines)
+
+    def _mark(self, text: str, name: str) -> str:
+        if self.color:
+            import click
+
+            k = [g.name for g in self.overlays].index(name)
+            return click.style(text, fg=OVERLAY_COLOURS[k % len(OVERLAY_COLOURS)], reverse=True, bold=True)
+        return self._markers[name] * len(text)
+
+    def _draw_tokens(self, grid, covered) -> list[str]:
+        numbers = any(not isinstance(t, str) for row in grid for t in row)
+        width = max(len(str(t)) for row in grid for t in row) if numbers else 1
+        lines = []
+        for r, row in enumerate(grid):
+            parts = []
+            for c, tok in enumerate(row):
+                text = str(tok).rjust(width)
+                if (r, c) in covered:
+                    text = self._mark(text, covered[(r, c)]) if self.color else \
+                        (" " * (width - 1) + self._markers[covered[(r, c)]])
+                parts.append(text)
+            lines.append((" " if numbers else "").join(parts).rstrip() if not self.color
+                         else (" " if numbers else "").join(parts))
+        return lines
+
+    def _draw_layers(self, v: dict, covered) -> list[str]:
+        """The fallback: one grid per layer, side by side, each headed by the layer's name."""
+        inst = self.inst
+        blocks = []
+        for name in self.layers:
+            dom = inst.doms[name]
+            chars = _layer_chars(dom, v[name])
+            width = max(len(s) for s in chars)
+            sep = " " if width > 1 else ""
+            rows = []
+            for r in range(inst.rows):
+                parts = []
+                for c in range(inst.cols):
+                    s = chars[r * inst.cols + c].rjust(width)
+                    if (r, c) in covered:
+                        s = self._mark(s, covered[(r, c)]) if self.color else \
+                            " " * (width - 1) + self._markers[covered[(r, c)]]
+                    parts.append(s)
+                rows.append(sep.join(parts))
+            visible = inst.cols * width + len(sep) * (inst.cols - 1)
+            blocks.append((name, rows, max(visible, len(name))))
+        if not blocks:  # a game without layers: an empty board of dots
+            rows = []
+            for r in range(inst.rows):
+                rows.append("".join(self._mark(".", covered[(r, c)]) if (r, c) in covered else "."
+                                    for c in range(inst.cols)))
+            return rows
+        out = ["   ".join(name.ljust(w) for name, _, w in blocks).rstrip()]
+        for r in range(inst.rows):
+            parts = []
+            for name, rows, w in blocks:
+                parts.append(rows[r] + " " * max(0, w - _visible_len(rows[r])))
+            out.append("   ".join(parts).rstrip())
+        return out
+
+    def globals_lines(self, v: dict) -> list[str]:
+        out = []
+        for g in self.game.globals:
+            if g.static:
+                continue
+            text = f"{g.name} = {self.format_value(g.name, v[g.name])}"
+            if g.name in self._markers and not self.color:
+                text += f"   ({self._markers[g.name]} on the board)"
+            out.append(text)
+        return out
+
+    def format_value(self, name: str, x) -> str:
+        dom = self.inst.doms[name]
+        if isinstance(x, list):
+            if dom.kind == "bool" and len(x) > 8:
+                return "".join("1" if b else "0" for b in x)
+            return "[" + ", ".join(self.format_value(name, y) for y in x) + "]"
+        return format_scalar(dom, x)
+
+
+def format_scalar(dom, x) -> str:
+    k = dom.kind
+    if k == "bool":
+        return "true" if x else "false"
+    if k == "int":
+        return str(x)
+    if k in ("enum", "dir"):
+        return dom.names[x] if 0 <= x < len(dom.names) else str(x)
+    if k == "cell":
+        return "none" if x is None else f"{x[0] + 1},{x[1] + 1}"
+    if k == "body":
+        pose, anchor = x
+        if anchor is None:
+            return "none"
+        return f"{dom.names[pose]} at {anchor[0] + 1},{anchor[1] + 1}"
+    return str(x)
+
+
+def _layer_chars(dom, values) -> list[str]:
+    k = dom.kind
+    if k == "bool":
+        return ["#" if x else "." for x in values]
+    if k == "dir":
+        return [dom.names[x] for x in values]
+    if k == "cell":
+        return ["." if x is None else "*" for x in values]
+    if k == "enum":
+        firsts = [n[:1] for n in dom.names]
+        if len(set(firsts)) == len(firsts) and all(firsts):
+            return [firsts[x] for x in values]
+        return [DIGITS[x] if x < len(DIGITS) else str(x) for x in values]
+    if k == "int":
+        if all(0 <= x < len(DIGITS) for x in values):
+            return [DIGITS[x] for x in values]
+        return [str(x) for x in values]
+    return [str(x) for x in values]
+
+
+def _visible_len(text: str) -> int:
+    import click
+
+    return len(click.unstyle(text))
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _own_format(game: ir.Game, raw) -> ir.LevelFormat | None:
+    """The format the level was read with: the one whose legend accepts every token of the level."""
+    fmt = getattr(raw, "format", None)
+    if isinstance(fmt, str) and game.format(fmt) is not None:
+        return game.format(fmt)
+    toks = [t for row in raw.tokens for t in row]
+    for f in game.formats:
+        if all(any(e.matches(t)[0] for e in f.legend) for t in toks):
+            # a `*` legend accepts characters too; a numbers level only fits an int-token format
+            if toks and isinstance(toks[0], int) != all(e.kind == "any" for e in f.legend):
+                continue
+            return f
+    return None

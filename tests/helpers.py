@@ -1,0 +1,61 @@
+"""Shared test helpers: build instances from text, start a system at any state, replay moves."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from gridrules.api import compile_rules, detect_format, load_rules, system
+from gridrules.errors import Source
+from gridrules.instance import instantiate
+from gridrules.levels import READERS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def instance(ruleset: str, level_text: str, params: dict | None = None, fmt: str | None = None, index: int = 0):
+    game = load_rules(ruleset)
+    f = detect_format(game, level_text, fmt)
+    raws = READERS[f.format].read(Source("<level>", level_text))
+    return instantiate(game, raws[index], f, params or {})
+
+
+def instance_from_rules(rules_text: str, level_text: str, params: dict | None = None, fmt: str | None = None):
+    game, _ = compile_rules(rules_text, "<rules>")
+    f = detect_format(game, level_text, fmt)
+    raws = READERS[f.format].read(Source("<level>", level_text))
+    return instantiate(game, raws[0], f, params or {})
+
+
+class StartAt:
+    """The same system, started from another state (exact distances from any state)."""
+
+    def __init__(self, inner, state):
+        self.inner, self.state = inner, state
+        self.min_move_cost = getattr(inner, "min_move_cost", 0)
+
+    def initial(self):
+        return self.state
+
+    def successors(self, s):
+        return self.inner.successors(s)
+
+    def is_goal(self, s):
+        return self.inner.is_goal(s)
+
+    def heuristic(self, s):
+        return self.inner.heuristic(s)
+
+
+def replay(sys_, moves):
+    """Apply moves from the initial state; returns (final state, total cost). Asserts each move is legal."""
+    state, cost = sys_.initial(), 0
+    for i, m in enumerate(moves):
+        for text, nxt, k in sys_.successors(state):
+            if text == m:
+                state, cost = nxt, cost + k
+                break
+        else:
+            raise AssertionError(f"move {i + 1} `{m}` is not legal; legal: {[t for t, _, _ in sys_.successors(state)]}")
+    return state, cost
+
+
+__all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "ROOT"]
