@@ -51,14 +51,16 @@ class Renderer:
         except GridrulesError:
             pass
         self.compiler = c
-        # the scratch board legend entries run on: every layer at its default, globals at their defaults
-        # (static ones as the level set them: reader tables may be read by a legend)
+        # the scratch board legend entries run on: layers and globals at their defaults, except the values the
+        # level's reader provided (switch tables and the like, which a legend may read)
+        given = set(inst.raw.values) if inst.raw is not None else set()
+        start = inst.values(inst.initial)
         base: dict = {}
         for name in self.layers:
             base[name] = [inst.doms[name].default()] * self.n
         for g in self.game.globals:
-            if g.static and g.name in inst.statics:
-                x = inst.statics[g.name]
+            if g.name in given:
+                x = start[g.name]
             else:
                 dom = inst.doms[g.name]
                 x = dom.default()
@@ -83,6 +85,7 @@ class Renderer:
         self.formats = ([own] if own is not None else []) + others
         self._cands: dict[str, list] = {}
         self._matches: dict[tuple, list] = {}
+        self._effects: dict[tuple, dict | None] = {}
         self.overlays = [g for g in self.game.globals
                          if not g.static and inst.doms[g.name].kind in ("cell", "body")]
         self._markers = {}
@@ -141,8 +144,6 @@ class Renderer:
         memo = (fmt.format, key)
         if memo in self._matches:
             return self._matches[memo]
-        from .reference.evaluator import Abort
-
         found = []
         seen = set()
         r, c = cell
@@ -156,12 +157,8 @@ class Renderer:
             for cand in cands:
                 if cand.token in seen:
                     continue
-                scratch = self._copy(self._base)
-                try:
-                    cand.proc(scratch, (), cell, cand.value)
-                except (Abort, GridrulesError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
-                    continue
-                if tuple(scratch[name][i] for name in self.layers) != key:
+                scratch = self._apply(cand, cell)
+                if scratch is None or tuple(scratch[name][i] for name in self.layers) != key:
                     continue
                 writes = any(self._differs(scratch, self._base, g) for g in self._globals)
                 found.append((cand.token, writes))
@@ -169,9 +166,8 @@ class Renderer:
         self._matches[memo] = found
         return found
 
-    def _consistent(self, fmt: ir.LevelFormat, token, cell, v: dict) -> bool:
-        """Whether running `token`'s legend entry at `cell` leaves the globals as they are in `v`
-        (e.g. a start token sets the player's cell: only the cell the player is on agrees)."""
+    def _run(self, fmt: ir.LevelFormat, token, cell):
+        """Run `token`'s legend entry at `cell` on the scratch board: the scratch after it, or None."""
         from .reference.evaluator import Abort
 
         for entry, cands in self._candidates(fmt):
@@ -179,18 +175,48 @@ class Renderer:
                 ok, value = entry.matches(token)
                 cands = [_Candidate(token, value, self.compiler.procedure(entry.proc))] if ok else []
             for cand in cands:
-                if cand.token != token:
-                    continue
-                i = cell[0] * self.inst.cols + cell[1]
-                scratch = self._copy(v)
-                for name in self.layers:
-                    scratch[name][i] = self._base[name][i]
-                try:
-                    cand.proc(scratch, (), cell, cand.value)
-                except (Abort, GridrulesError, ArithmeticError, TypeError, ValueError, IndexError, KeyError):
+                if cand.token == token:
+                    return self._apply(cand, cell)
+        return None
+
+    def _apply(self, cand: _Candidate, cell):
+        from .reference.evaluator import Abort
+
+        scratch = self._copy(self._base)
+        try:
+            cand.proc(scratch, (), cell, cand.value)
+        except (Abort, GridrulesError, ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
+            return None
+        return scratch
+
+    def _consistent(self, fmt: ir.LevelFormat, token, cell, v: dict) -> bool:
+        """Whether the globals `token`'s legend entry sets at `cell` hold these values in `v` (a start or target
+        marker agrees only where the start or target is)."""
+        memo = (fmt.format, token, cell)
+        if memo not in self._effects:
+            scratch = self._run(fmt, token, cell)
+            effects = None
+            if scratch is not None:
+                effects = {}
+                for g in self._globals:
+                    x, y = scratch[g], self._base[g]
+                    if g in self._lists:
+                        changed = {k: a for k, (a, b) in enumerate(zip(x, y)) if a != b}
+                        if changed:
+                            effects[g] = changed
+                    elif x != y:
+                        effects[g] = x
+            self._effects[memo] = effects
+        effects = self._effects[memo]
+        if effects is None:
+            return False
+        for g, x in effects.items():
+            if g in self._lists:
+                if any(v[g][k] != a for k, a in x.items()):
                     return False
-                return not any(self._differs(scratch, v, g) for g in self._globals)
-        return False
+            elif v[g] != x:
+                return False
+        return True
 
     def _tokens(self, fmt: ir.LevelFormat, v: dict):
         """The token of every cell in this format, or None when some cell has none.
@@ -332,11 +358,12 @@ class Renderer:
 
     def globals_lines(self, v: dict) -> list[str]:
         out = []
+        covered = self.covered(v)
         for g in self.game.globals:
             if g.static:
                 continue
             text = f"{g.name} = {self.format_value(g.name, v[g.name])}"
-            if g.name in self._markers and not self.color:
+            if g.name in self._markers and not self.color and g.name in set(covered.values()):
                 text += f"   ({self._markers[g.name]} on the board)"
             out.append(text)
         return out

@@ -509,17 +509,113 @@ def parse_dsl(text: str, path: str = "<rules>") -> A.RuleFile:
 
 
 def parse_snippet(text: str, src: Source, kind: str, line: int, col: int, block: bool = False):
-    """Parse an expression (`kind="expr"`) or statements (`kind="stmts"`) embedded in a YAML rule file.
+    """Parse DSL text embedded in a YAML rule file; every span comes out at its true place in `src`.
 
-    (line, col) is where the snippet's text starts in `src`; `block` says it is a YAML block scalar whose
-    every line starts at column `col`. Spans come out at their true places in the YAML file.
+    kind: "expr" (an expression, which may run over several lines), "type", "stmts" (a block of statements)
+    or "legend" (the simple statements of one legend entry, separated by `;` or put on lines of their own).
+    The text's first character is at (line, col) of `src`, both 1-based. With `block` (a YAML block scalar with
+    its indentation removed) every line starts at column `col`; otherwise the lines after the first are whole
+    lines of `src` (they start at column 1).
     """
-    if kind == "expr":
-        prefix = "goal: "
-        code = prefix + " ".join(text.strip().splitlines()) + "\n"
-        rf = _parse(code, src, (line - 1, col - 1 - len(prefix), True))
-        return rf.decls[0].cond
-    code = "init:\n" + "".join("    " + ln + "\n" for ln in text.splitlines())
-    shift = (line - 2, col - 5, False) if block else (line - 2, col - 5, False)
-    rf = _parse(code, src, shift)
-    return rf.decls[0].body
+    noun = {"expr": "expression", "type": "type", "stmts": "statements", "legend": "statements"}[kind]
+    raw = text.splitlines() or [""]  # the line breaks Source.line_text counts; lark then sees only "\n"
+    lead = " " * (col - 1)
+    placed = [(line + i, (lead if i == 0 or block else "") + ln) for i, ln in enumerate(raw)]
+    body = [(n, ln) for n, ln in placed if ln.strip()]
+    if not body:
+        raise RuleError(f"expected {'an' if noun[0] in 'aeiou' else 'a'} {noun}" if kind in ("expr", "type")
+                        else f"expected {noun}", Span(src, line, col, line, col + 1))
+    last_line, last_text = body[-1]
+    end = Span(src, last_line, len(last_text.rstrip()) + 1, last_line, len(last_text.rstrip()) + 2)
+
+    def ends_early(err: RuleError) -> RuleError:
+        """An error past the text (at our own line ends and brackets) is about the text's end."""
+        for what in ("end of line", "end of block", "end of file", "`)`"):
+            if err.message.startswith(f"unexpected {what}") and (
+                    err.span is None or (err.span.line, err.span.col) >= (end.line, end.col)):
+                rest = err.message[len(f"unexpected {what}"):] if what != "`)`" else ""
+                return RuleError(f"unexpected end of {noun}{rest}", end, err.hint)
+        return err
+
+    if kind in ("expr", "type") and len(body) == 1:  # one line: `goal: TEXT` / `layer _: TEXT`
+        n, ln = body[0]
+        content = ln.lstrip()
+        at = len(ln) - len(content) + 1  # the true column of content's first character
+        prefix = "goal: " if kind == "expr" else "layer _: "
+        try:
+            decl = _parse(prefix + content, src, (n - 1, at - 1 - len(prefix), True)).decls[0]
+        except RuleError as err:
+            raise ends_early(err) from None
+        if kind == "expr":
+            return decl.cond
+        if decl.static:  # `layer _: TYPE static` parses; a type alone has no `static`
+            pos = at + len(content.split("#")[0].rstrip()) - len("static")
+            raise RuleError("unexpected `static`", Span(src, n, pos, n, pos + 6))
+        return decl.type
+    if kind == "type":
+        n, _ = body[1]
+        raise RuleError("a type fits on one line", Span(src, n, 1, n, 2))
+    if kind == "expr":  # several lines: inside parentheses line breaks do not count
+        bad = _unbalanced(body, src)
+        if bad is not None:
+            raise bad
+        code = "goal: (\n" + "\n".join(ln for _, ln in placed) + "\n)\n"
+        try:
+            cond = _parse(code, src, (line - 2, 0, False)).decls[0].cond
+        except RuleError as err:
+            raise ends_early(err) from None
+        if isinstance(cond, A.CellLit) and cond.span is not None and cond.span.line < line:
+            # `a, b` came out as a cell only because of our parentheses
+            r = cond.row.span
+            at = r.end_col if r is not None else col
+            n = r.end_line if r is not None else line
+            raise RuleError("unexpected `,`", Span(src, n, at, n, at + 1), "a cell is written `(row, col)`")
+        return cond
+    if kind == "stmts":
+        code = "init:\n" + "\n".join("    " + ln for _, ln in placed) + "\n"
+        try:
+            return _parse(code, src, (line - 2, -4, False)).decls[0].body
+        except RuleError as err:
+            raise ends_early(err) from None
+    if kind != "legend":
+        raise ValueError(f"unknown snippet kind {kind!r}")
+    stmts: list = []
+    for n, ln in body:  # one legend entry per line, parsed as `* : TEXT`
+        content = ln.lstrip()
+        if content.startswith("#"):
+            continue
+        at = len(ln) - len(content) + 1
+        prefix = "    * : "
+        try:
+            rf = _parse("level _:\n" + prefix + content + "\n", src, (n - 2, at - 1 - len(prefix), False))
+        except RuleError as err:
+            raise ends_early(err) from None
+        stmts.extend(rf.decls[0].legend[0].body)
+    if not stmts:
+        raise RuleError(f"expected {noun}", Span(src, line, col, line, col + 1))
+    return tuple(stmts)
+
+
+def _unbalanced(lines: list[tuple[int, str]], src: Source) -> RuleError | None:
+    """The first bracket that is never closed or closes nothing, in lines at their true columns."""
+    pairs = {")": "(", "]": "["}
+    stack: list[tuple[str, int, int]] = []
+    for n, ln in lines:
+        quote = None
+        for i, ch in enumerate(ln):
+            if quote:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "#":
+                break
+            elif ch in "([":
+                stack.append((ch, n, i + 1))
+            elif ch in ")]":
+                if not stack or stack[-1][0] != pairs[ch]:
+                    return RuleError(f"`{ch}` closes nothing", Span(src, n, i + 1, n, i + 2))
+                stack.pop()
+    if stack:
+        ch, n, c = stack[-1]
+        return RuleError(f"`{ch}` is never closed", Span(src, n, c, n, c + 1))
+    return None

@@ -1,0 +1,701 @@
+"""The `gridrules` command line: solve, show, validate and list rulesets.
+
+Results go to stdout (plain text, or JSON Lines with `--format json`); everything else — progress,
+statistics, warnings, errors — goes to stderr (through rich where it is a terminal).
+
+Exit codes (the contract scripts rely on):
+
+    0    solved / valid
+    1    proved unsolvable, or a check failed (e.g. `show --solution` moves that do not reach the goal)
+    2    usage or input error: bad arguments, a missing, binary or empty file, a malformed level, an error
+         in the rules (printed as file:line:col with the source line and a caret, never a traceback)
+    3    a budget (--time-limit, --max-states) ran out before the search finished
+    4    internal error: a bug in gridrules (set GRIDRULES_DEBUG=1 to see the traceback)
+    130  interrupted (Ctrl-C); the best solution found so far is printed
+
+With several levels in one file every level gets its result and the exit code is the worst of them,
+in the order 0 < 1 < 3 < 130 < 4.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from . import api, ir
+from .errors import Diagnostic, ErrorList, GridrulesError, UsageError
+
+EXIT_OK = 0
+EXIT_UNSOLVABLE = 1
+EXIT_USAGE = 2
+EXIT_BUDGET = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
+_SEVERITY = {EXIT_OK: 0, EXIT_UNSOLVABLE: 1, EXIT_USAGE: 2, EXIT_BUDGET: 3, EXIT_INTERRUPTED: 4, EXIT_INTERNAL: 5}
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0    solved / valid
+  1    proved unsolvable, or a check failed
+  2    usage or input error (bad arguments, unreadable or malformed
+       files, rule errors reported as file:line:col)
+  3    budget exhausted (--time-limit / --max-states)
+  4    internal error (GRIDRULES_DEBUG=1 shows the traceback)
+  130  interrupted (Ctrl-C); the best solution so far is printed
+With several levels the exit code is the worst of their results."""
+
+PROGRESS_AFTER = 1.0  # seconds a search runs before progress is shown
+
+
+def worst(codes) -> int:
+    """The most severe of several exit codes (0 < 1 < 2 < 3 < 130 < 4)."""
+    out = EXIT_OK
+    for c in codes:
+        if _SEVERITY.get(c, 5) > _SEVERITY.get(out, 5):
+            out = c
+    return out
+
+
+class InternalError(Exception):
+    """Something gridrules itself got wrong (e.g. a solution that does not replay)."""
+
+
+# ---- output helpers --------------------------------------------------------------------------------
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def _error(text: str, prefix: str = "error: ") -> None:
+    """A message on stderr; `error:` in red where stderr is a colour terminal."""
+    if prefix:
+        prefix = click.style(prefix, fg="red", bold=True) if _stderr_colour() else prefix
+    click.echo(prefix + text, err=True)
+
+
+def _stderr_colour() -> bool:
+    return sys.stderr.isatty() and "NO_COLOR" not in os.environ
+
+
+def _report(err: GridrulesError) -> None:
+    text = err.render()
+    located = isinstance(err, Diagnostic) and err.span is not None or isinstance(err, ErrorList)
+    if located:  # located diagnostics already say where: `file:line:col: message`, the line, a caret
+        click.echo(text, err=True)
+    else:
+        _error(text)
+
+
+class GridrulesGroup(click.Group):
+    """Turns every error into a message and an exit code: never a traceback for the user's mistakes."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except GridrulesError as err:
+            _report(err)
+            raise click.exceptions.Exit(err.exit_code) from None
+        except KeyboardInterrupt:
+            _error("interrupted", prefix="")
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except BrokenPipeError:  # `gridrules ... | head`: the reader left; not an error
+            try:
+                sys.stdout = open(os.devnull, "w")
+            except OSError:
+                pass
+            raise click.exceptions.Exit(EXIT_OK) from None
+        except Exception as err:  # noqa: BLE001 - the last line of defence
+            _internal(err)
+            raise click.exceptions.Exit(EXIT_INTERNAL) from None
+
+
+def _internal(err: BaseException) -> None:
+    msg = str(err) or type(err).__name__
+    _error(f"internal error: {type(err).__name__}: {msg}", prefix="gridrules: ")
+    click.echo("This is a bug in gridrules; please report it with the command you ran and its files.", err=True)
+    if os.environ.get("GRIDRULES_DEBUG") == "1":
+        click.echo("".join(traceback.format_exception(type(err), err, err.__traceback__)), err=True)
+    else:
+        click.echo("(set GRIDRULES_DEBUG=1 to see the traceback)", err=True)
+
+
+# ---- shared options --------------------------------------------------------------------------------
+def _algorithms():
+    from solvers import ALGORITHMS
+
+    return ALGORITHMS
+
+
+param_option = click.option(
+    "--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
+    help="Set a ruleset parameter (repeatable): ints, true/false, enum names, cells as `row,col` (0-based) "
+         "or `centre`. `gridrules list` shows each ruleset's parameters.")
+level_format_option = click.option(
+    "--level-format", metavar="NAME", default=None,
+    help="Read the level file in this format (default: recognised from its content among the rule file's "
+         "`level` formats).")
+
+
+def _algorithm_option(f):
+    names = list(_algorithms())
+    return click.option(
+        "--algorithm", "-a", type=click.Choice(names), default=None,
+        help="Search algorithm. Default: `astar` when the rules declare an admissible heuristic (or --heuristic "
+             "is given), else `bfs`; both prove their solutions optimal (astar only while its heuristic is "
+             "admissible). " + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
+
+
+def _budget_options(f):
+    f = click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Stop after holding (bfs, astar) or visiting (idastar, iddfs) N states (exit 3).")(f)
+    f = click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                     help="Stop each level's search after this many seconds (exit 3).")(f)
+    f = click.option("--heuristic", metavar="NAME", default=None,
+                     help="Use only this heuristic of the rules. One not declared `admissible` may be faster but "
+                          "its solutions are not claimed optimal. Default: every admissible heuristic "
+                          "(their maximum).")(f)
+    return _algorithm_option(f)
+
+
+@click.group(cls=GridrulesGroup, epilog=EXIT_CODES_HELP,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="gridrules", prog_name="gridrules")
+def cli():
+    """Write the rules of a grid puzzle in a text file; solve its levels optimally.
+
+    RULESET is a bundled ruleset's name (see `gridrules list`) or the path of a rule file (.grl, .yaml).
+    LEVEL is a level file; for a bundled ruleset it may also name one of its sample levels
+    (e.g. `gridrules solve floodit hdu4127-sample.txt`).
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console entry point (`gridrules`, `python -m gridrules`)."""
+    cli.main(args=argv, prog_name="gridrules")
+
+
+# ---- loading ---------------------------------------------------------------------------------------
+@dataclass
+class Loaded:
+    game: ir.Game
+    rule_path: Path
+    level_path: str
+    fmt: ir.LevelFormat
+    instances: list
+
+
+def _resolve_level(level: str, rule_path: Path) -> str:
+    """A level path as given; failing that, a sample level of the ruleset (`levels/NAME[.txt]`)."""
+    if Path(level).exists() or os.sep in level or "/" in level:
+        return level
+    folder = rule_path.parent / "levels"
+    for cand in (folder / level, folder / f"{level}.txt"):
+        if cand.is_file():
+            return str(cand)
+    return level
+
+
+def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
+    from .instance import instantiate
+
+    rule_path = api.resolve_ruleset(ruleset)
+    game = api.load_rules(ruleset)
+    overrides = api.parse_params(game, list(params))
+    level_path = _resolve_level(level, rule_path)
+    fmt, raws = api.read_levels(game, level_path, level_format)
+    return Loaded(game, rule_path, level_path, fmt, [instantiate(game, raw, fmt, overrides) for raw in raws])
+
+
+def _default_algorithm(game: ir.Game, heuristic: str | None) -> str:
+    if heuristic is not None or any(h.admissible for h in game.heuristics):
+        return "astar"
+    return "bfs"
+
+
+def _heuristic_label(system, algorithm: str, heuristic: str | None) -> str | None:
+    if not _algorithms()[algorithm].uses_heuristic:
+        return None
+    if heuristic is not None:
+        return heuristic
+    names = [h.name for h in system.inst.game.heuristics if h.admissible]
+    if not names:
+        return None
+    return names[0] if len(names) == 1 else f"max({', '.join(names)})"
+
+
+# ---- solving ---------------------------------------------------------------------------------------
+class _Progress:
+    """Budget.progress: a transient rich status line on stderr, only on a terminal, after PROGRESS_AFTER s."""
+
+    def __init__(self, label: str, algorithm: str, enabled: bool):
+        self.label = label
+        self.algorithm = algorithm
+        self.enabled = enabled
+        self.live = None
+        self.spinner = None
+        self.shown = False
+        self.bound_word = "bound" if _algorithms()[algorithm].uses_heuristic else "depth"
+
+    def text(self, stats) -> str:
+        rate = stats.expanded / stats.seconds if stats.seconds > 0 else 0.0
+        return (f"{self.label}{self.algorithm}: {stats.expanded:,} states expanded, {self.bound_word} "
+                f"{stats.depth}, {rate:,.0f} states/s, {stats.seconds:.1f} s")
+
+    def __call__(self, stats) -> None:
+        if not self.enabled or stats.seconds < PROGRESS_AFTER:
+            return
+        if self.live is None:
+            from rich.live import Live
+            from rich.spinner import Spinner
+
+            self.spinner = Spinner("dots", text=self.text(stats))
+            self.live = Live(self.spinner, console=_stderr_console(), transient=True, refresh_per_second=8)
+            self.live.start()
+            self.shown = True
+        else:
+            self.spinner.update(text=self.text(stats))
+
+    def close(self) -> None:
+        if self.live is not None:
+            try:
+                self.live.stop()
+            finally:
+                self.live = None
+
+
+@dataclass
+class Outcome:
+    inst: object
+    index: int
+    solution: object
+    verified: bool
+    problem: str | None  # why verification failed
+    algorithm: str
+    heuristic: str | None
+    exit_code: int
+
+
+def verify(system, sol) -> tuple[bool, str | None]:
+    """Replay a solution through the reference backend: every move legal, ends in a goal, same total cost."""
+    if sol.moves is None:
+        return False, None
+    ref = system if getattr(system, "backend", None) == "reference" else api.system(system.inst, "reference")
+    state = ref.initial()
+    total = 0
+    for k, move in enumerate(sol.moves, 1):
+        for text, nxt, cost in ref.successors(state):
+            if text == move:
+                break
+        else:
+            return False, f"move {k} `{move}` is not legal there"
+        state = nxt
+        total += cost
+    if not ref.is_goal(state):
+        return False, f"its {len(sol.moves)} moves do not end in a goal"
+    if total != sol.cost:
+        return False, f"its moves cost {total}, the solver said {sol.cost}"
+    limit = ref.inst.limit
+    if limit is not None and total > limit:
+        return False, f"its cost {total} is over the rules' limit {limit}"
+    return True, None
+
+
+def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristic: str | None,
+                   time_limit, max_states, backend: str, progress: bool) -> Outcome:
+    from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, solve
+
+    system = api.system(inst, backend, heuristic)
+    algo = algorithm or _default_algorithm(inst.game, heuristic)
+    label = f"{inst.level}: " if count > 1 else ""
+    reporter = _Progress(label, algo, progress)
+    budget = Budget(time_limit=time_limit, max_states=max_states, max_cost=inst.limit,
+                    progress=reporter if progress else None, admissible=system.admissible)
+    try:
+        sol = solve(system, algo, budget)
+    finally:
+        reporter.close()
+    if reporter.shown:
+        s = sol.stats
+        rate = s.expanded / s.seconds if s.seconds > 0 else 0.0
+        _stderr_console().print(f"[dim]{label}{algo}: {s.expanded:,} states expanded in {s.seconds:.1f} s "
+                                f"({rate:,.0f}/s)[/dim]")
+    ok, problem = verify(system, sol) if sol.moves is not None else (False, None)
+    code = {SOLVED: EXIT_OK, UNSOLVABLE: EXIT_UNSOLVABLE, BUDGET_EXHAUSTED: EXIT_BUDGET,
+            INTERRUPTED: EXIT_INTERRUPTED}.get(sol.status, EXIT_INTERNAL)
+    if sol.moves is not None and not ok:
+        code = EXIT_INTERNAL
+    if sol.status == SOLVED and sol.moves is None:
+        code, problem = EXIT_INTERNAL, "the solver said solved but gave no moves"
+    return Outcome(inst, index, sol, ok, problem, algo, _heuristic_label(system, algo, heuristic), code)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _summary(sol) -> str:
+    """`28 moves (optimal)`, `30 moves, cost 28 (not proven optimal)`."""
+    text = _count(len(sol.moves), "move")
+    if sol.cost != len(sol.moves):
+        text += f", cost {sol.cost}"
+    return text + (" (optimal)" if sol.optimal else " (not proven optimal)")
+
+
+def describe(out: Outcome) -> str:
+    """One level's result as text: a summary and, when there is one, the moves."""
+    from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE
+
+    sol = out.solution
+    st = sol.stats
+    if sol.status == SOLVED:
+        return _summary(sol)
+    if sol.status == UNSOLVABLE:
+        limit = out.inst.limit
+        return "unsolvable (proven: no solution" + (f" within the limit of {limit})" if limit is not None else
+                                                    " exists)")
+    what = {BUDGET_EXHAUSTED: "budget exhausted", INTERRUPTED: "interrupted"}.get(sol.status, sol.status)
+    where = f"{what} after {st.expanded:,} states expanded in {st.seconds:.2f} s"
+    if sol.moves is not None:
+        return f"{where}; best found: {_summary(sol)}"
+    return f"{where}; no solution found"
+
+
+def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
+    sol = out.solution
+    return {
+        "ruleset": ruleset,
+        "file": level_path,
+        "level": out.inst.level,
+        "index": out.index,
+        "status": sol.status,
+        "cost": sol.cost,
+        "length": None if sol.moves is None else len(sol.moves),
+        "moves": None if sol.moves is None else list(sol.moves),
+        "optimal": bool(sol.optimal),
+        "verified": bool(out.verified),
+        "algorithm": out.algorithm,
+        "heuristic": out.heuristic,
+        "limit": out.inst.limit,
+        "stats": sol.stats.as_dict(),
+    }
+
+
+def _print_outcome(out: Outcome, count: int, fmt: str, ruleset: str, level_path: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(_json_record(out, ruleset, level_path)))
+    else:
+        line = describe(out)
+        moves = out.solution.moves
+        if count > 1:
+            click.echo(f"{out.inst.level}: {line}" + (f": {' '.join(moves)}" if moves else ""))
+        else:
+            click.echo(line)
+            if moves:
+                click.echo(" ".join(moves))
+    sys.stdout.flush()
+    if out.problem is not None:
+        _internal_problem(out)
+
+
+def _internal_problem(out: Outcome) -> None:
+    _error(f"internal error: the {out.algorithm} solution of {out.inst.level} failed verification: {out.problem}",
+           prefix="gridrules: ")
+    click.echo("This is a bug in gridrules; please report it with the command you ran and its files.", err=True)
+
+
+def _verbose_stats(out: Outcome, count: int) -> None:
+    s = out.solution.stats
+    rate = s.expanded / s.seconds if s.seconds > 0 else 0.0
+    label = f"{out.inst.level}: " if count > 1 else ""
+    h = f", heuristic {out.heuristic}" if out.heuristic else ""
+    click.echo(f"{label}{out.algorithm}{h}: {s.expanded:,} expanded, {s.generated:,} generated, "
+               f"{s.duplicates:,} duplicates, peak {s.peak_states:,} states, {s.seconds:.3f} s "
+               f"({rate:,.0f}/s)", err=True)
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("ruleset")
+@click.argument("level")
+@_budget_options
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: a summary line and the moves per level; json: one JSON object per level per line.")
+@param_option
+@level_format_option
+@click.option("--backend", default="reference", show_default=True, help="The transition system's backend.")
+@click.option("--verbose", "-v", is_flag=True, help="Print search statistics on stderr.")
+@click.pass_context
+def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out_format, params, level_format,
+          backend, verbose):
+    """Solve every level of a level file.
+
+    Each solution is replayed through the reference rules before it is printed (`verified`); a solution that
+    does not replay is an internal error (exit 4). Text output: for a file with one level, a line such as
+    `28 moves (optimal)` then the moves; for a file with several levels (e.g. HDU 4127 input), one line per
+    level such as `case 2: 3 moves (optimal): 1 2 1`. JSON output (--format json): one object per level per
+    line with level, status (solved, unsolvable, budget_exhausted, interrupted), cost, length, moves,
+    optimal, verified, algorithm and stats.
+    """
+    loaded = _load(ruleset, level, params, level_format)
+    if heuristic is not None and algorithm is not None and not _algorithms()[algorithm].uses_heuristic:
+        _error(f"{algorithm} uses no heuristic; --heuristic {heuristic} is ignored", prefix="warning: ")
+    progress = sys.stderr.isatty()
+    count = len(loaded.instances)
+    codes = []
+    for k, inst in enumerate(loaded.instances, 1):
+        out = solve_instance(inst, k, count, algorithm, heuristic, time_limit, max_states, backend, progress)
+        _print_outcome(out, count, out_format, loaded.game.name, loaded.level_path)
+        if verbose:
+            _verbose_stats(out, count)
+        codes.append(out.exit_code)
+        if out.exit_code == EXIT_INTERRUPTED:
+            if k < count:
+                _error(f"interrupted; {_count(count - k, 'level')} not solved", prefix="")
+            break
+    ctx.exit(worst(codes))
+
+
+# ---- show ------------------------------------------------------------------------------------------
+def _colour_stdout(choice: bool | None) -> bool:
+    if choice is not None:
+        return choice
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _replay(system, renderer, inst, moves: list[str]) -> int:
+    """Print the board after every move; an illegal move is a UsageError naming it and the legal moves."""
+    state = system.initial()
+    total = 0
+    for k, move in enumerate(moves, 1):
+        for text, nxt, cost in system.successors(state):
+            if text == move:
+                break
+        else:
+            legal = system.legal_moves(state)
+            shown = ", ".join(legal) if legal else "none (no move is legal here)"
+            from .errors import did_you_mean
+
+            hint = did_you_mean(move, legal) if legal else None
+            raise UsageError(f"{inst.level}: move {k} `{move}` is not legal after "
+                             f"{_count(k - 1, 'move')}; the legal moves are: {shown}"
+                             + (f"; {hint}" if hint else ""))
+        state = nxt
+        total += cost
+        click.echo("")
+        cost_text = f" (cost {cost})" if cost != 1 else ""
+        click.echo(f"move {k}/{len(moves)}: {move}{cost_text}")
+        click.echo(renderer.board(state))
+    click.echo("")
+    if system.is_goal(state):
+        extra = f", cost {total}" if total != len(moves) else ""
+        click.echo(f"goal reached after {_count(len(moves), 'move')}{extra}")
+        return EXIT_OK
+    _error(f"{inst.level}: the goal is not reached after {_count(len(moves), 'move')}", prefix="")
+    return EXIT_UNSOLVABLE
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("ruleset")
+@click.argument("level")
+@click.option("--case", "case", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Show only the N-th level of the file (1-based).")
+@click.option("--solution", "-s", default=None, metavar="MOVES",
+              help="Moves to replay, separated by blanks (e.g. \"R R U\"); the board is printed after each.")
+@click.option("--solve", "do_solve", is_flag=True, help="Solve the level(s), then replay the solution.")
+@_budget_options
+@param_option
+@level_format_option
+@click.option("--backend", default="reference", show_default=True, help="The backend used by --solve.")
+@click.option("--color/--no-color", "color", default=None,
+              help="Highlight covered cells with colour (default: when stdout is a terminal).")
+@click.pass_context
+def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, time_limit, max_states, params,
+         level_format, backend, color):
+    """Print the board of each level; with --solution or --solve, replay moves and print every step.
+
+    Boards are drawn in the level's own notation (the rule file's legend, run backwards); cells covered by a
+    piece (a cell or body global, e.g. a block) are marked with `@`, `&`, ... or highlighted in colour, and
+    the dynamic globals are listed under the board. Moves that do not reach the goal exit with 1; an
+    illegal move is an error (exit 2) naming it and the legal moves.
+    """
+    from .render import Renderer
+
+    if solution is not None and do_solve:
+        raise click.UsageError("give either --solution or --solve, not both")
+    loaded = _load(ruleset, level, params, level_format)
+    insts = loaded.instances
+    if case is not None:
+        if case > len(insts):
+            raise UsageError(f"--case {case}: `{loaded.level_path}` holds {_count(len(insts), 'level')}")
+        chosen = [(case, insts[case - 1])]
+    else:
+        chosen = list(enumerate(insts, 1))
+    if solution is not None and len(chosen) > 1:
+        raise UsageError(f"`{loaded.level_path}` holds {len(chosen)} levels; pick the one --solution is for "
+                         f"with --case N")
+    colour = _colour_stdout(color)
+    codes = []
+    for n, (k, inst) in enumerate(chosen):
+        if n:
+            click.echo("")
+        renderer = Renderer(inst, loaded.fmt, color=colour)
+        click.echo(f"{inst.level} ({inst.rows}x{inst.cols}, {loaded.game.name})")
+        click.echo(renderer.board(inst.initial))
+        if solution is not None:
+            system = api.system(inst, "reference")
+            codes.append(_replay(system, renderer, inst, solution.split()))
+        elif do_solve:
+            out = solve_instance(inst, k, len(insts), algorithm, heuristic, time_limit, max_states, backend,
+                                 sys.stderr.isatty())
+            click.echo("")
+            click.echo(f"solution: {describe(out)}" + (f": {' '.join(out.solution.moves)}"
+                                                       if out.solution.moves else ""))
+            if out.problem is not None:
+                _internal_problem(out)
+            codes.append(out.exit_code)
+            if out.solution.moves and out.exit_code != EXIT_INTERNAL:
+                _replay(api.system(inst, "reference"), renderer, inst, list(out.solution.moves))
+            if out.exit_code == EXIT_INTERRUPTED:
+                break
+    ctx.exit(worst(codes))
+
+
+# ---- validate --------------------------------------------------------------------------------------
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--level", "levels", multiple=True, metavar="LEVELFILE",
+              help="Also check that these level files load with each rule file (repeatable).")
+@param_option
+@level_format_option
+@click.pass_context
+def validate(ctx, files, levels, params, level_format):
+    """Check rule files (and optionally level files): `FILE: ok`, or the errors as file:line:col.
+
+    FILE may also be a bundled ruleset's name. Exit 0 when everything is valid, 2 when any file has errors.
+    """
+    from .instance import instantiate
+
+    codes = []
+    for name in files:
+        try:
+            path = api.resolve_ruleset(name)
+            text = api.read_text(path, "rule file")
+            game, warnings = api.compile_rules(text, str(path))
+        except GridrulesError as err:
+            _report(err)
+            codes.append(err.exit_code)
+            continue
+        for w in warnings:
+            click.echo(w.render(), err=True)
+        click.echo(f"{name}: ok" + (f" ({_count(len(warnings), 'warning')})" if warnings else ""))
+        if not levels:
+            continue
+        try:
+            overrides = api.parse_params(game, list(params))
+        except GridrulesError as err:
+            _report(err)
+            codes.append(err.exit_code)
+            continue
+        for lv in levels:
+            try:
+                level_path = _resolve_level(lv, path)
+                fmt, raws = api.read_levels(game, level_path, level_format)
+                for raw in raws:
+                    inst = instantiate(game, raw, fmt, overrides)
+                    system = api.system(inst, "reference")
+                    system.legal_moves(system.initial())  # the actions run on the first state
+            except GridrulesError as err:
+                _report(err)
+                codes.append(err.exit_code)
+                continue
+            click.echo(f"{lv}: ok ({_count(len(raws), 'level')}, format {fmt.format})")
+    ctx.exit(worst(codes))
+
+
+# ---- list ------------------------------------------------------------------------------------------
+def _expr_text(e) -> str:
+    """An expression as written in its rule file (from its span), else a plain rendering of simple ones."""
+    span = getattr(e, "span", None)
+    if span is not None and span.end_line == span.line and span.end_col > span.col:
+        text = span.source.line_text(span.line)[span.col - 1: span.end_col - 1].strip()
+        if text:
+            return text
+    if isinstance(e, ir.Const):
+        v = e.value
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if v is None:
+            return "none"
+        return str(v)
+    if isinstance(e, ir.ParamRef):
+        return e.name
+    if isinstance(e, ir.BoardSize):
+        return e.which
+    if isinstance(e, ir.BinOp):
+        return f"{_expr_text(e.left)} {e.op} {_expr_text(e.right)}"
+    if isinstance(e, ir.MakeCell):
+        return f"({_expr_text(e.row)}, {_expr_text(e.col)})"
+    return "…"
+
+
+def _domain_text(d: ir.Domain) -> str:
+    if d.ty == ir.INT and d.lo is not None:
+        return f"{_expr_text(d.lo)}..{_expr_text(d.hi)}"
+    return str(d.ty)
+
+
+def _ruleset_info(name: str, path: Path) -> dict:
+    game = api.load_rules(str(path))
+    levels = path.parent / "levels"
+    return {
+        "name": name,
+        "title": game.title,
+        "rules": str(path),
+        "params": [{"name": p.name, "type": _domain_text(p.domain), "default": _expr_text(p.default)}
+                   for p in game.params],
+        "level_formats": [f.format for f in game.formats],
+        "heuristics": [{"name": h.name, "admissible": h.admissible} for h in game.heuristics],
+        "sample_levels": sorted(p.name for p in levels.iterdir() if p.is_file()) if levels.is_dir() else [],
+    }
+
+
+@cli.command("list", epilog=EXIT_CODES_HELP)
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def list_(ctx, out_format):
+    """The bundled rulesets: title, parameters (with defaults), level formats, heuristics, sample levels."""
+    from rulesets import bundled
+
+    codes = []
+    first = True
+    for name, path in bundled().items():
+        try:
+            info = _ruleset_info(name, path)
+        except GridrulesError as err:
+            _error(f"ruleset `{name}` does not load:", prefix="")
+            _report(err)
+            codes.append(err.exit_code)
+            continue
+        if out_format == "json":
+            click.echo(json.dumps(info))
+            continue
+        if not first:
+            click.echo("")
+        first = False
+        click.echo(f"{name}" + (f" — {info['title']}" if info["title"] else ""))
+        for p in info["params"]:
+            click.echo(f"    param {p['name']}: {p['type']} = {p['default']}")
+        click.echo(f"    level formats: {', '.join(info['level_formats']) or 'none'}")
+        if info["heuristics"]:
+            hs = ", ".join(h["name"] + (" (admissible)" if h["admissible"] else "") for h in info["heuristics"])
+            click.echo(f"    heuristics: {hs}")
+        if info["sample_levels"]:
+            click.echo(f"    sample levels: {', '.join(info['sample_levels'])}")
+    ctx.exit(worst(codes))
