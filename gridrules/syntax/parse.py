@@ -535,6 +535,8 @@ def parse_snippet(text: str, src: Source, kind: str, line: int, col: int, block:
                     err.span is None or (err.span.line, err.span.col) >= (end.line, end.col)):
                 rest = err.message[len(f"unexpected {what}"):] if what != "`)`" else ""
                 return RuleError(f"unexpected end of {noun}{rest}", end, err.hint)
+        if err.message.startswith("unexpected `,`") and kind in ("expr", "type") and err.hint is None:
+            return RuleError(err.message, err.span, "a cell is written `(row, col)`")
         return err
 
     if kind in ("expr", "type") and len(body) == 1:  # one line: `goal: TEXT` / `layer _: TEXT`

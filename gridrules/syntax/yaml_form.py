@@ -87,8 +87,10 @@ def _yaml_error(err: Exception, src: Source) -> RuleError:
     if isinstance(err, yaml.MarkedYAMLError) and (err.problem_mark or err.context_mark):
         mark = err.problem_mark or err.context_mark
         message = err.problem or err.context or "invalid YAML"
-        hint = None
-        if err.context and err.problem and err.context_mark is not None:
+        hint = _YAML_HINTS.get(message)
+        if err.context and err.problem and not err.context.startswith("while"):
+            message = f"{err.context}, {err.problem}"  # "expected a single document ..., but found another ..."
+        elif err.context and err.problem and err.context_mark is not None and hint is None:
             hint = f"{err.context} that starts at line {err.context_mark.line + 1}"
         return RuleError(f"invalid YAML: {message}", _mark_span(src, mark), hint)
     if isinstance(err, yaml.reader.ReaderError):
@@ -196,12 +198,13 @@ class _Reader:
     def code(self, node: Node, kind: str, what: str, at: Node):
         """DSL text in a scalar, parsed as `kind` (see parse_snippet), with true spans."""
         noun = {"expr": "an expression", "type": "a type", "stmts": "statements", "legend": "statements"}[kind]
-        example = {"expr": "colour[pivot] == 0", "type": "0..9", "stmts": "|  (then the statements on the lines below)",
-                   "legend": "colour = value"}[kind]
+        hint = {"expr": "for example: colour[pivot] == 0", "type": "for example: 0..9",
+                "stmts": "write `|` after the key and the statements on the lines below, indented",
+                "legend": "for example: tile = wall"}[kind]
         if not isinstance(node, ScalarNode):
-            raise self.wrong_kind(node, what, noun + " written as text", example)
+            raise self.err(f"{what} must be {noun} written as text, not {_kind(node)}", node, hint)
         if not node.value.strip():
-            raise self.err(f"{what} is empty: expected {noun}", at, f"for example: {example}")
+            raise self.err(f"{what} is empty: expected {noun}", at, hint)
         s, e = node.start_mark, node.end_mark
         several = kind in ("stmts", "legend")
         if node.style in ("|", ">"):
@@ -333,7 +336,9 @@ class _Reader:
             s = node.value.strip()
             found = list(_OFFSET.finditer(s))
             if not found or _OFFSET.sub("", s).strip():
-                raise self.err(f"{what}: expected offsets such as `(0, 0) (0, 1)`, not `{node.value}`", node)
+                raise self.err(f"{what}: expected offsets such as `(0, 0) (0, 1)`, not `{node.value}`", node,
+                               "inside `{...}` or `[...]` a comma ends a value: put quotes around it"
+                               if s.count("(") != s.count(")") else None)
             return tuple((int(m.group(1)), int(m.group(2))) for m in found)
         if not isinstance(node, SequenceNode) or not node.value:
             raise self.wrong_kind(node, f"{what}", "a list of (row, col) offsets", example)
@@ -362,7 +367,8 @@ class _Reader:
                     if not m:
                         raise self.err(f"the roll of pose `{pose}` to {d}: expected `POSE (drow, dcol)`, "
                                        f"such as `row (0, -2)`", dv)
-                    to, shift = m.group(1), self.offset(ScalarNode("", m.group(2)), "")
+                    r, c = _OFFSET.match(m.group(2)).groups()
+                    to, shift = m.group(1), (int(r), int(c))
                 out.append(A.Roll(pose, d, to, shift, Span(self.src, *self._pos(dk), *self._end(dv))))
             return out
         s = self.scalar(node, what, "L -> row (0, -2), R -> row (0, 1), U -> col (-2, 0), D -> col (1, 0)")
@@ -503,6 +509,12 @@ class _Reader:
             return "range", t[0], t[3]
         return "one", t, None
 
+
+_YAML_HINTS = {
+    "mapping values are not allowed here": "a value that holds `: ` needs quotes, or a block: `|` and the text on "
+                                           "the lines below",
+    "found character '\\t' that cannot start any token": "YAML indents with spaces, not tabs",
+}
 
 _REQUIRED_HINT = {
     "body": "add `body: |` and write the statements on the lines below it, indented",
