@@ -382,7 +382,8 @@ class _Reader:
                 at = col0 + pos if exact else col0
                 raise RuleError(f"{what}: expected `DIR -> POSE (drow, dcol)`, such as `L -> row (0, -2)`",
                                 Span(self.src, line, at, line, at + 1))
-            span = Span(self.src, line, col0 + m.start(1), line, col0 + m.end()) if exact else self.span(s)
+            stop = col0 + len(text[:m.end()].rstrip())
+            span = Span(self.src, line, col0 + m.start(1), line, stop) if exact else self.span(s)
             out.append(A.Roll(pose, m.group(1), m.group(2), (int(m.group(3)), int(m.group(4))), span))
             pos = m.end()
             if pos == len(text):
