@@ -1,0 +1,190 @@
+"""Semantics of the language's constructs, each on a tiny game, run by the reference backend."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import instance_from_rules, replay, system
+from gridrules.api import compile_rules
+from gridrules.errors import ErrorList, LevelError, RuleRuntimeError
+from solvers import solve
+
+WALKER = """
+game walker
+global at: cell static
+global pos: cell
+layer wall: bool static
+action step(d: dir) "{d}":
+    pos = pos + d
+    require on_board(pos) and not wall[pos]
+goal: pos == at
+init:
+    require at != none else "no goal `G`"
+level grid:
+    '.' : wall = false
+    '#' : wall = true
+    'S' : pos = here
+    'G' : at = here
+"""
+
+
+def test_a_walker_finds_the_shortest_path_around_walls():
+    s = system(instance_from_rules(WALKER, "S.#.\n..#G\n....\n"))
+    sol = solve(s, "bfs")
+    assert sol.cost == 6 and sol.moves[0] in ("D", "R")
+
+
+def test_init_require_message_is_a_level_error():
+    with pytest.raises(LevelError) as err:
+        instance_from_rules(WALKER, "S..\n")
+    assert err.value.message == "no goal `G`"
+
+
+def test_region_includes_its_seeds_and_grows_through_matching_cells():
+    rules = """
+game r
+layer v: 0..3
+global size: 0..100
+action go() "go":
+    require size == 0
+    size = count(region((0, 0), v == 1))
+goal: size > 0
+level grid:
+    '0'..'3' : v = value
+"""
+    s = system(instance_from_rules(rules, "2110\n0100\n1111\n"))
+    (move, nxt, cost), = s.successors(s.initial())
+    # the seed (0,0) holds 2, yet it is in the region; then the seven 1s connected to it
+    assert s.inst.unpack(nxt)["size"] == 1 + 7
+
+
+def test_integer_division_rounds_down_and_zero_costs_count():
+    rules = """
+game d
+global n: -10..10 = 5
+action half() "half" cost 0:
+    require n >= 0
+    n = n / 2 - 1
+goal: n < 0 and -3 / 2 == -2 and -3 % 2 == 1
+level grid:
+    '.' : pass
+"""
+    s = system(instance_from_rules(rules, "."))
+    sol = solve(s, "bfs")
+    # 5 -> 1 -> -1: two free moves; division rounds down, also for negative numbers
+    assert sol.moves == ("half",) * 2 and sol.cost == 0
+    final = replay(s, sol.moves)[0]
+    assert s.inst.unpack(final)["n"] == -1
+
+
+def test_domain_violation_at_run_time_names_the_statement():
+    rules = """
+game dv
+global n: 0..3
+action up() "up":
+    n += 1
+goal: n == 9
+level grid:
+    '.' : pass
+"""
+    with pytest.raises(ErrorList):  # the constant goal 9 is fine; but a literal out of range is caught early
+        compile_rules(rules.replace("n += 1", "n = 4"), "<x>")
+    s = system(instance_from_rules(rules, "."))
+    state = s.initial()
+    for _ in range(3):
+        (_, state, _), = s.successors(state)
+    with pytest.raises(RuleRuntimeError) as err:
+        list(s.successors(state))
+    assert "value 4 is outside `n`'s domain 0..3" in err.value.message
+    assert err.value.span.line == 5
+
+
+def test_reading_off_the_board_is_a_located_rule_error():
+    rules = """
+game off
+global pos: cell
+layer wall: bool static
+action step(d: dir) "{d}":
+    pos = pos + d
+    require not wall[pos]
+goal: false
+level grid:
+    'S' : pos = here
+    '.' : pass
+"""
+    s = system(instance_from_rules(rules, "S."))
+    with pytest.raises(RuleRuntimeError) as err:
+        list(s.successors(s.initial()))
+    assert "outside the 1x2 board" in err.value.message and err.value.hint.startswith("guard it")
+
+
+def test_for_over_an_enum_while_loops_and_def_return_values():
+    rules = """
+game loops
+enum colour = red, green, blue
+global total: 0..100
+def weight(c: colour):
+    if c == red:
+        return 1
+    elif c == green:
+        return 10
+    return 100
+action sum() "sum":
+    require total == 0
+    for c in colour:
+        total = min(100, total + weight(c) % 100)
+    let k = 0
+    while k < 3:
+        k += 1
+    total = total + k
+goal: total > 0
+level grid:
+    '.' : pass
+"""
+    s = system(instance_from_rules(rules, "."))
+    (_, nxt, _), = s.successors(s.initial())
+    assert s.inst.unpack(nxt)["total"] == 1 + 10 + 0 + 3
+
+
+def test_fail_conditions_prune_states_and_limit_bounds_cost():
+    rules = """
+game f
+global n: 0..9
+action inc() "+":
+    n += 1
+action dec() "-":
+    require n > 0
+    n -= 1
+fail: n == 3
+goal: n == 5
+level grid:
+    '.' : pass
+"""
+    s = system(instance_from_rules(rules, "."))
+    sol = solve(s, "bfs")
+    assert sol.status == "unsolvable" and sol.optimal  # 3 is a dead end on the only way to 5
+
+
+def test_bodies_roll_by_their_table():
+    rules = """
+game rollers
+body block:
+    pose up: (0, 0)
+    pose flat: (0, 0) (0, 1)
+    roll up: L -> flat (0, -2), R -> flat (0, 1), U -> up (-1, 0), D -> up (1, 0)
+    roll flat: L -> up (0, -1), R -> up (0, 2), U -> flat (-1, 0), D -> flat (1, 0)
+global start: cell static
+global target: cell static
+action roll(d: dir) "{d}":
+    block = roll(block, d)
+    require on_board(block)
+goal: block.pose == up and block.at == target
+init:
+    block = up at start
+level grid:
+    'S' : start = here
+    'T' : target = here
+    '.' : pass
+"""
+    s = system(instance_from_rules(rules, "S..T\n"))
+    sol = solve(s, "bfs")
+    assert sol.moves == ("R", "R") and sol.cost == 2  # up -> flat on cols 1,2 -> up on col 3
