@@ -24,6 +24,11 @@ def _same(a: Ty, b: Ty) -> bool:
     return a == ERR or b == ERR or a == b
 
 
+def _int_const(x) -> bool:
+    """A known int (not an error placeholder, whose value is None)."""
+    return isinstance(x, ir.Const) and x.ty == INT and isinstance(x.value, int)
+
+
 @dataclass
 class Scope:
     kind: str  # action | def | init | heuristic | legend | pred | when | const
@@ -32,6 +37,7 @@ class Scope:
     cell: int = 0  # depth of cell-predicate nesting (here bound)
     returns: list = field(default_factory=list)
     writes: bool = False
+    rejects: bool = False  # a `require` was seen (directly or in a called def)
     calls: set = field(default_factory=set)
 
     def lookup(self, name):
@@ -64,6 +70,7 @@ class Checker:
         self.def_state: dict[str, str] = {}  # name -> "checking" | "done"
         self.used: set[str] = set()
         self.domains: dict[str, ir.Domain] = {}  # params, layers, globals
+        self.param_now: tuple[str, list[str]] | None = None  # while checking a parameter: it and those before it
 
     # ---- reporting
     def error(self, msg, node_or_span, hint=None):
@@ -72,7 +79,29 @@ class Checker:
         return ir.Const(ERR, None, span)  # an expression that matches anything, to avoid follow-on errors
 
     def warn(self, msg, node, hint=None):
-        self.warnings.append(RuleError(msg, node.span, hint, warning=True))
+        self.warnings.append(RuleError(msg, node if isinstance(node, Span) else node.span, hint, warning=True))
+
+    @staticmethod
+    def at_word(node, word, nth=1, from_col=None):
+        """The span of the `nth` `word` on the first line of `node` (e.g. the name in a declaration), searched
+        from the node's column (or `from_col`); the node's own span when it is not found."""
+        span = node if isinstance(node, Span) or node is None else node.span
+        if span is None:
+            return None
+        text = span.source.line_text(span.line)
+        edge = r"(?<![A-Za-z0-9_])" if word[:1].isalnum() or word[:1] == "_" else ""
+        pat = re.compile(edge + re.escape(word) + (r"(?![A-Za-z0-9_])" if edge else ""))
+        for m in pat.finditer(text, (from_col or span.col) - 1):
+            nth -= 1
+            if nth == 0:
+                return Span(span.source, span.line, m.start() + 1, span.line, m.end() + 1)
+        return span
+
+    @staticmethod
+    def head(node, length):
+        """The first `length` characters of a node (a call's function name)."""
+        sp = node.span
+        return sp and Span(sp.source, sp.line, sp.col, sp.line, sp.col + length)
 
     # ---- pass 1: names
     def declare(self):
@@ -81,16 +110,17 @@ class Checker:
         seen: dict[tuple[str, str], A.Node] = {}
         kinds = {}
 
-        def claim(name, node, kind, space="value"):
+        def claim(name, node, kind, space="value", nth=1):
+            where = self.at_word(node, name, nth)
             if space != "rule" and (name in BUILTIN_CONSTS or name in DIRS or space == "value" and name in BUILTINS):
-                self.error(f"`{name}` is a built-in name and cannot be redefined", node)
+                self.error(f"`{name}` is a built-in name and cannot be redefined", where)
                 return False
             key = (space, name)
             if key in seen:
                 prev = seen[key]
                 article = "an" if kinds[key][0] in "aeiou" else "a"
                 self.error(f"duplicate definition of `{name}` (first defined as {article} {kinds[key]} at line "
-                           f"{prev.span.line if prev.span else '?'})", node)
+                           f"{prev.span.line if prev.span else '?'})", where)
                 return False
             seen[key] = node
             kinds[key] = kind
@@ -101,15 +131,20 @@ class Checker:
             self.error("missing `game NAME` declaration", self._file_start(),
                        "start the file with a line like `game mygame \"My game\"`")
         for g in games[1:]:
-            self.error("duplicate `game` declaration", g)
+            self.error(f"duplicate `game` declaration (the first is on line {games[0].span.line if games[0].span else '?'})",
+                       self.at_word(g, "game"))
         for d in self.rf.decls:
             if isinstance(d, A.Param) and claim(d.name, d, "param"):
                 self.params[d.name] = d
             elif isinstance(d, A.EnumDecl) and claim(d.name, d, "enum", "type"):
                 self.enums[d.name] = d.values
                 for i, v in enumerate(d.values):
-                    if v in self.enum_value or v in d.values[:i]:
-                        self.error(f"enum value `{v}` is defined twice", d)
+                    if v in d.values[:i]:
+                        self.error(f"enum value `{v}` is listed twice", self.at_word(d, v, 2))
+                    elif v in self.enum_value:
+                        other = self.enum_value[v][0]
+                        self.error(f"enum value `{v}` is already a value of enum `{other}`", self.at_word(d, v),
+                                   "an enum value names one thing in the whole file; rename one of them")
                     elif claim(v, d, "enum value"):
                         self.enum_value[v] = (d.name, i)
             elif isinstance(d, A.LayerDecl) and claim(d.name, d, "layer"):
@@ -124,7 +159,7 @@ class Checker:
                 self.enums[ename] = names
                 for i, p in enumerate(d.poses):
                     if p.name in names[:i]:
-                        self.error(f"pose `{p.name}` is defined twice", p)
+                        self.error(f"pose `{p.name}` is defined twice", self.at_word(p, p.name))
                     elif claim(p.name, p, "pose"):
                         self.enum_value[p.name] = (ename, i)
             elif isinstance(d, A.DefDecl) and claim(d.name, d, "def"):
@@ -133,6 +168,11 @@ class Checker:
                 claim(d.name, d, "action", "rule")
             elif isinstance(d, A.HeuristicDecl):
                 claim(d.name, d, "heuristic", "rule")
+
+    def _game_span(self):
+        """Where whole-game errors (no goal, no action) point: the game's name, else the file's start."""
+        game = next((d for d in self.rf.decls if isinstance(d, A.Game)), None)
+        return self.at_word(game, game.name) if game is not None and game.span else self._file_start()
 
     def _file_start(self):
         from .errors import Source
@@ -146,7 +186,7 @@ class Checker:
         return self.rf.span.source.text if self.rf.span else ""
 
     # ---- pass 2: domains of stored things
-    def domain(self, t: A.Node, what: str, storable: bool) -> ir.Domain:
+    def domain(self, t: A.Node, what: str, storable: bool, allow_set: bool = False) -> ir.Domain:
         if isinstance(t, A.TBool):
             return ir.Domain(BOOL)
         if isinstance(t, A.TCell):
@@ -161,13 +201,15 @@ class Checker:
         if isinstance(t, A.TNamed):
             if t.name in self.enums and "." not in t.name:
                 return ir.Domain(ir.enum_ty(t.name))
+            if t.name == "set" and allow_set:
+                return ir.Domain(SET)
             cands = [n for n in self.enums if "." not in n] + ["bool", "int", "cell", "dir"]
             self.error(f"unknown type `{t.name}`", t, did_you_mean(t.name, cands))
             return ir.Domain(ERR)
         if isinstance(t, A.TRange):
             lo = self.const_expr(t.lo, "a range bound")
             hi = self.const_expr(t.hi, "a range bound")
-            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and lo.value > hi.value:
+            if _int_const(lo) and _int_const(hi) and lo.value > hi.value:
                 self.error(f"empty range {lo.value}..{hi.value}", t)
             return ir.Domain(INT, lo, hi)
         raise AssertionError(t)
@@ -238,6 +280,12 @@ class Checker:
             return ir.GlobalRef(self.domains[n].ty, n, e.span)
         if n in self.params:
             self.used.add(n)
+            if self.param_now is not None and n not in self.param_now[1]:
+                cur = self.param_now[0]
+                if n == cur:
+                    return self.error(f"parameter `{n}` cannot be used in its own type or default", e)
+                return self.error(f"parameter `{n}` is declared after `{cur}`; a parameter's type and default "
+                                  "can only use the parameters declared before it", e)
             return ir.ParamRef(self.domains[n].ty, n, e.span)
         if n in self.enum_value:
             en, i = self.enum_value[n]
@@ -247,6 +295,7 @@ class Checker:
         if n in self.enums:
             return self.error(f"`{n}` is a type; use one of its values: {', '.join(self.enums[n])}", e)
         if n in self.defs:
+            self.used.add(n)  # no follow-on "never used"
             return self.error(f"`{n}` is a def: call it as `{n}(...)`", e)
         return self.error(f"unknown name `{n}`", e, did_you_mean(n, self._visible(sc)))
 
@@ -302,7 +351,7 @@ class Checker:
                 return ir.BinOp(CELL, "-", lhs, rhs, e.span)
             return self.error(f"cannot subtract {b} from {a}", e)
         if op in ("|", "&"):
-            if a in (SET, CELL) and b in (SET, CELL) and SET in (a, b):
+            if a in (SET, CELL) and b in (SET, CELL):
                 return ir.BinOp(SET, op, lhs, rhs, e.span)
             return self.error(f"`{op}` combines sets of cells, not {a} and {b}", e)
         raise AssertionError(op)
@@ -410,7 +459,8 @@ class Checker:
         if f in self.defs:
             return self._call_def(e, sc)
         if f not in BUILTINS:
-            return self.error(f"unknown function `{f}`", e, did_you_mean(f, list(BUILTINS) + list(self.defs)))
+            return self.error(f"unknown function `{f}`", self.head(e, len(f)),
+                              did_you_mean(f, list(BUILTINS) + list(self.defs)) or self._action_hint(f))
         if sc.kind in ("const", "when") and f not in ("abs", "min", "max"):
             return self.error(f"`{f}` cannot be used here: only parameters are known", e)
         arity = {"region": 2, "neighbours": 1, "count": 1, "any": 1, "empty": 1, "distinct": 2, "on_board": 1,
@@ -448,6 +498,11 @@ class Checker:
             ret = args[0].ty
         return ir.Builtin(ret, f, args, e.span)
 
+    def _action_hint(self, f):
+        if any(isinstance(d, A.ActionDecl) and d.name == f for d in self.rf.decls):
+            return f"`{f}` is an action; the rules cannot call actions, only defs"
+        return None
+
     def _want(self, x, kinds, what, node):
         if x.ty == ERR:
             return
@@ -460,7 +515,9 @@ class Checker:
     def _call_def(self, e, sc):
         d = self.defs[e.func]
         self.used.add(e.func)
-        proc = self._check_def(d)
+        if sc.kind in ("const", "when"):
+            return self.error(f"`{d.name}` cannot be used here: only parameters are known", e)
+        proc = self._check_def(d, e)
         if len(e.args) != len(d.params):
             return self.error(f"`{d.name}` takes {len(d.params)} argument(s), got {len(e.args)}", e)
         args = []
@@ -475,6 +532,11 @@ class Checker:
             sc.writes = True
             if sc.kind in ("heuristic", "pred", "const", "when"):
                 self.error(f"`{d.name}` changes the state and cannot be called here", e)
+        if proc.can_reject:
+            sc.rejects = True
+            if sc.kind in ("heuristic", "pred"):
+                self.error(f"`{d.name}` can reject a move (it has a `require`), so it cannot be used in a "
+                           f"{'heuristic' if sc.kind == 'heuristic' else 'condition'}", e)
         sc.calls.add(d.name)
         return ir.CallDef(proc.returns, d.name, tuple(args), e.span)
 
@@ -503,11 +565,13 @@ class Checker:
         if isinstance(s, A.Let):
             v = self.expr(s.value, sc)
             if v.ty == VOID:
-                self.error("this call returns no value", s.value)
+                func = s.value.func if isinstance(s.value, A.Call) else "this call"
+                self.error(f"`{func}` returns no value", s.value, "a def gives a value only with `return`")
             if s.name in sc.names[-1]:
-                self.error(f"`{s.name}` is already defined in this block", s)
+                self.error(f"`{s.name}` is already defined in this block", self.at_word(s, s.name),
+                           f"to change it, write `{s.name} = ...` without `let`")
             elif self._is_global_name(s.name):
-                self.error(f"`let {s.name}` would hide the {self._kind_of(s.name)} `{s.name}`", s,
+                self.error(f"`let {s.name}` would hide the {self._kind_of(s.name)} `{s.name}`", self.at_word(s, s.name),
                            "pick another name for the local")
             slot = sc.declare(s.name, v.ty)
             return [ir.SetLocal(slot, v, s.span)]
@@ -518,6 +582,7 @@ class Checker:
             if sc.kind in ("heuristic",):
                 self.error("`require` is not allowed in a heuristic", s)
             c = self.expr(s.cond, sc)
+            sc.rejects = True
             if not _same(c.ty, BOOL):
                 self.error(f"`require` needs a bool condition, not {c.ty}", s.cond)
             return [ir.Require(c, s.message, s.span)]
@@ -532,8 +597,8 @@ class Checker:
                 if s.call.func in BUILTINS:
                     self.error(f"the value of `{s.call.func}(...)` is not used", s)
                 else:
-                    self.error(f"unknown function `{s.call.func}`", s.call,
-                               did_you_mean(s.call.func, list(self.defs)))
+                    self.error(f"unknown function `{s.call.func}`", self.head(s.call, len(s.call.func)),
+                               did_you_mean(s.call.func, list(self.defs)) or self._action_hint(s.call.func))
                 return []
             return [ir.Eval(self._call_def(s.call, sc), s.span)]
         if isinstance(s, A.If):
@@ -554,7 +619,8 @@ class Checker:
             sc.names.append({})
             var_ty = {SET: CELL, RANGE: INT}.get(it.ty, it.ty)
             if self._is_global_name(s.var):
-                self.error(f"loop variable `{s.var}` would hide the {self._kind_of(s.var)} `{s.var}`", s)
+                self.error(f"loop variable `{s.var}` would hide the {self._kind_of(s.var)} `{s.var}`",
+                           self.at_word(s, s.var))
             slot = sc.declare(s.var, var_ty)
             body = self.block(s.body, sc, new_scope=False)
             sc.names.pop()
@@ -564,6 +630,8 @@ class Checker:
     def _iterable(self, e, sc):
         if isinstance(e, A.Name) and e.id in self.enums and "." not in e.id:
             return ir.Const(ir.enum_ty(e.id), None, e.span)  # every value of the enum
+        if isinstance(e, A.Name) and e.id == "dir" and sc.lookup("dir") is None:
+            return ir.Const(DIR, None, e.span)  # L, R, U, D
         x = self.expr(e, sc)
         if x.ty not in (SET, RANGE, ERR):
             self.error(f"`for` runs over a set of cells, a range `a..b` or an enum, not {x.ty}", e)
@@ -679,8 +747,8 @@ class Checker:
         sc.writes = True
 
     def _const_in_domain(self, value, dom, node, what):
-        if isinstance(value, ir.Const) and dom.ty == INT and isinstance(dom.lo, ir.Const) and isinstance(dom.hi, ir.Const):
-            if value.ty == INT and not dom.lo.value <= value.value <= dom.hi.value:
+        if _int_const(value) and dom.ty == INT and _int_const(dom.lo) and _int_const(dom.hi):
+            if dom.lo.value <= dom.hi.value and not dom.lo.value <= value.value <= dom.hi.value:
                 self.error(f"value {value.value} is outside {what}'s domain {dom.lo.value}..{dom.hi.value}", node)
 
     # ---- procedures
@@ -688,14 +756,15 @@ class Checker:
         out = []
         seen = set()
         for p in params:
-            dom = self.domain(p.type, f"parameter `{p.name}`", storable=False)
+            dom = self.domain(p.type, f"parameter `{p.name}`", storable=False, allow_set=not finite)
             if finite and dom.ty == INT and dom.lo is None:
                 self.error(f"action parameter `{p.name}` needs a finite type (a range such as 0..5, an enum, "
                            "dir, cell or bool)", p.type)
             if p.name in seen:
-                self.error(f"duplicate parameter `{p.name}`", p)
+                self.error(f"duplicate parameter `{p.name}`", self.at_word(p, p.name))
             elif self._is_global_name(p.name):
-                self.error(f"parameter `{p.name}` would hide the {self._kind_of(p.name)} `{p.name}`", p)
+                self.error(f"parameter `{p.name}` would hide the {self._kind_of(p.name)} `{p.name}`",
+                           self.at_word(p, p.name))
             seen.add(p.name)
             sc.declare(p.name, dom.ty)
             out.append((p.name, dom))
@@ -704,15 +773,23 @@ class Checker:
     def _returns(self, sc, node, what) -> Ty:
         tys = {t for t, _ in sc.returns if t != ERR}
         if len(tys) > 1:
-            self.error(f"{what} returns values of different types: {', '.join(sorted(map(str, tys)))}", node)
+            first = next(t for t, _ in sc.returns if t != ERR)
+            odd_ty, odd = next((t, r) for t, r in sc.returns if t not in (ERR, first))
+            self.error(f"{what} returns values of different types: {', '.join(sorted(map(str, tys)))}", odd.value,
+                       f"the first `return` gives {first}, this one gives {odd_ty}")
+        if not tys and sc.returns:
+            return ERR  # every return already had an error: no follow-on errors at the calls
         return next(iter(tys)) if tys else VOID
 
-    def _check_def(self, d: A.DefDecl) -> ir.Procedure | None:
+    def _check_def(self, d: A.DefDecl, call=None) -> ir.Procedure | None:
         state = self.def_state.get(d.name)
         if state == "done":
             return self.def_ir[d.name]
         if state == "checking":
-            self.error(f"`{d.name}` calls itself (recursion is not allowed)", d)
+            stack = [n for n, st in self.def_state.items() if st == "checking"]  # the defs being checked, outermost first
+            via = stack[stack.index(d.name) + 1:]
+            through = f" through {', '.join(f'`{n}`' for n in via)}" if via else ""
+            self.error(f"`{d.name}` calls itself{through} (recursion is not allowed)", call or self.at_word(d, d.name))
             return None
         self.def_state[d.name] = "checking"
         sc = Scope("def")
@@ -720,8 +797,9 @@ class Checker:
         body = self.block(d.body, sc, new_scope=False)
         ret = self._returns(sc, d, f"`{d.name}`")
         if ret != VOID and not _always_returns(d.body):
-            self.error(f"`{d.name}` does not return a value on every path", d)
-        proc = ir.Procedure(d.name, params, body, sc.nslots, ret, sc.writes, d.span)
+            self.error(f"`{d.name}` does not return a value on every path", self.at_word(d, d.name),
+                       "end it with a `return`, or give every `if` an `else` that returns")
+        proc = ir.Procedure(d.name, params, body, sc.nslots, ret, sc.writes, sc.rejects, d.span)
         self.def_ir[d.name] = proc
         self.def_state[d.name] = "done"
         return proc
@@ -729,8 +807,10 @@ class Checker:
     # ---- the whole file
     def run(self) -> ir.Game:
         self.declare()
-        for name, p in self.params.items():
+        for i, (name, p) in enumerate(self.params.items()):
+            self.param_now = (name, list(self.params)[:i])
             self.domains[name] = self.domain(p.type, f"parameter `{name}`", storable=False)
+        self.param_now = None
         for name, layer in self.layers.items():
             self.domains[name] = self.domain(layer.type, f"layer `{name}`", storable=not layer.static)
         for name, g in self.globals.items():
@@ -739,9 +819,11 @@ class Checker:
             else:
                 self.domains[name] = self.domain(g.type, f"global `{name}`", storable=not g.static)
         params = []
-        for name, p in self.params.items():
+        for i, (name, p) in enumerate(self.params.items()):
             sc = Scope("const")
+            self.param_now = (name, list(self.params)[:i])
             default = self.expr(p.default, sc)
+            self.param_now = None
             dom = self.domains[name]
             if not _same(default.ty, dom.ty):
                 self.error(f"default of parameter `{name}` must be {dom.ty}, not {default.ty}", p.default)
@@ -777,9 +859,11 @@ class Checker:
                 body = self.block(d.body, sc, new_scope=False)
                 ret = self._returns(sc, d, f"heuristic `{d.name}`")
                 if ret not in (INT, ERR, VOID):
-                    self.error(f"heuristic `{d.name}` must return an int, not {ret}", d)
+                    self.error(f"heuristic `{d.name}` must return an int, not {ret}",
+                               next(r.value for t, r in sc.returns if t == ret))
                 if not _always_returns(d.body):
-                    self.error(f"heuristic `{d.name}` does not return a value on every path", d)
+                    self.error(f"heuristic `{d.name}` does not return a value on every path", self.at_word(d, d.name),
+                               "end it with a `return`, or give every `if` an `else` that returns")
                 heuristics.append(ir.HeuristicInfo(ir.Procedure(d.name, (), body, sc.nslots, INT, False, d.span),
                                                    d.admissible))
             elif isinstance(d, (A.GoalDecl, A.FailDecl)):
@@ -792,13 +876,15 @@ class Checker:
                 (goals if isinstance(d, A.GoalDecl) else fails).append(c)
             elif isinstance(d, A.InitDecl):
                 if init is not None:
-                    self.error("duplicate `init` block", d)
+                    first = next(x for x in self.rf.decls if isinstance(x, A.InitDecl))
+                    self.error(f"duplicate `init` block (the first is on line {first.span.line if first.span else '?'})",
+                               self.at_word(d, "init"))
                 sc = Scope("init")
                 body = self.block(d.body, sc, new_scope=False)
                 init = ir.Procedure("init", (), body, sc.nslots, VOID, True, d.span)
             elif isinstance(d, A.LimitDecl):
                 if limit is not None:
-                    self.error("duplicate `limit`", d)
+                    self.error("duplicate `limit`", self.at_word(d, "limit"), "a game has one limit; combine them")
                 cost = self.const_expr(d.cost, "a limit")
                 when = ir.Const(BOOL, True)
                 if d.when is not None:
@@ -809,15 +895,15 @@ class Checker:
             elif isinstance(d, A.LevelDecl):
                 formats.append(self._level(d, formats))
         if not goals:
-            self.error("the rules have no goal", self._file_start(), "add a line like `goal: empty(cells where ...)`")
+            self.error("the rules have no goal", self._game_span(), "add a line like `goal: empty(cells where ...)`")
         if not actions:
-            self.error("the rules have no action", self._file_start(), "add an `action name(...):` block")
+            self.error("the rules have no action", self._game_span(), "add an `action name(...):` block")
         for name, d in self.defs.items():
             if name not in self.used:
-                self.error(f"def `{name}` is never used", d, "call it from an action, or delete it")
+                self.error(f"def `{name}` is never used", self.at_word(d, name), "call it from an action, or delete it")
         for name, layer in self.layers.items():
             if name not in self.used:
-                self.warn(f"layer `{name}` is never used", layer)
+                self.warn(f"layer `{name}` is never used", self.at_word(layer, name))
         game = next((d for d in self.rf.decls if isinstance(d, A.Game)), None)
         if self.errors:
             raise ErrorList(sorted(self.errors, key=lambda e: (e.span.line, e.span.col) if e.span else (0, 0)))
@@ -846,14 +932,15 @@ class Checker:
             cost = self.expr(d.cost, sc)
             if not _same(cost.ty, INT):
                 self.error(f"a cost must be an int, not {cost.ty}", d.cost)
-            elif isinstance(cost, ir.Const) and cost.value < 0:
+            elif _int_const(cost) and cost.value < 0:
                 self.error(f"a cost cannot be negative ({cost.value})", d.cost)
         if d.notation is not None:
             names = {p for p, _ in params}
             for m in re.finditer(r"\{([^{}]*)\}", d.notation):
                 if m.group(1) not in names:
-                    self.error(f"notation uses `{{{m.group(1)}}}` but `{d.name}` has no parameter of that name", d,
-                               did_you_mean(m.group(1), names))
+                    nth = d.notation[:m.start()].count(m.group(0)) + 1
+                    self.error(f"notation uses `{{{m.group(1)}}}` but `{d.name}` has no parameter of that name",
+                               self.at_word(d, m.group(0), nth), did_you_mean(m.group(1), names))
         body = self.block(d.body, sc, new_scope=False)
         proc = ir.Procedure(d.name, params, body, sc.nslots, VOID, True, d.span)
         return ir.ActionInfo(proc, d.notation, cost, when, d.span)
@@ -863,20 +950,27 @@ class Checker:
         cells = []
         for p in b.poses:
             if (0, 0) not in p.cells:
-                self.error(f"pose `{p.name}` must cover its anchor (0, 0)", p)
+                self.error(f"pose `{p.name}` must cover its anchor (0, 0)", self.at_word(p, p.name))
             if len(set(p.cells)) != len(p.cells):
-                self.error(f"pose `{p.name}` lists a cell twice", p)
+                self.error(f"pose `{p.name}` lists a cell twice", self.at_word(p, p.name))
             cells.append(tuple(p.cells))
         table: dict[tuple[int, int], tuple[int, tuple[int, int]]] = {}
+        unknown_from = set()  # (line, pose): a `roll NAME:` line with an unknown pose is reported once
+        errors_before = len(self.errors)
         for r in b.rolls:
             if r.pose not in poses:
-                self.error(f"unknown pose `{r.pose}` in a roll of `{b.name}`", r, did_you_mean(r.pose, poses))
+                key = (r.span.line if r.span else 0, r.pose)
+                if key not in unknown_from:
+                    unknown_from.add(key)
+                    self.error(f"unknown pose `{r.pose}` in a roll of `{b.name}`", self.at_word(r, r.pose, from_col=1),
+                               did_you_mean(r.pose, poses))
                 continue
             if r.dir not in DIRS:
-                self.error(f"unknown direction `{r.dir}`: a roll goes L, R, U or D", r)
+                self.error(f"unknown direction `{r.dir}`: a roll goes L, R, U or D", self.at_word(r, r.dir))
                 continue
             if r.to not in poses:
-                self.error(f"unknown pose `{r.to}` in a roll of `{b.name}`", r, did_you_mean(r.to, poses))
+                self.error(f"unknown pose `{r.to}` in a roll of `{b.name}`", self.at_word(r, r.to, 2 if r.to == r.dir else 1),
+                           did_you_mean(r.to, poses))
                 continue
             key = (poses.index(r.pose), DIRS.index(r.dir))
             if key in table:
@@ -885,12 +979,14 @@ class Checker:
         rolls = []
         for pi, pname in enumerate(poses):
             row = []
+            missing = [dname for di, dname in enumerate(DIRS) if (pi, di) not in table]
+            if missing and pname not in poses[:pi] and len(self.errors) == errors_before:
+                dirs = ", ".join(missing[:-1]) + (" or " if len(missing) > 1 else "") + missing[-1]
+                self.error(f"body `{b.name}` does not say where pose `{pname}` rolls to {dirs}",
+                           self.at_word(b.poses[pi], pname),
+                           f"add a line `roll {pname}: L -> POSE (drow, dcol), ...` covering L, R, U and D")
             for di, dname in enumerate(DIRS):
-                if (pi, di) not in table:
-                    self.error(f"body `{b.name}` does not say where pose `{pname}` rolls to {dname}", b)
-                    row.append((pi, (0, 0)))
-                else:
-                    row.append(table[(pi, di)])
+                row.append(table.get((pi, di), (pi, (0, 0))))
             rolls.append(tuple(row))
         return ir.BodyInfo(b.name, poses, tuple(cells), tuple(rolls), b.span)
 
@@ -898,25 +994,27 @@ class Checker:
         from .levels import READERS
 
         if d.format not in READERS:
-            self.error(f"unknown level format `{d.format}`", d,
+            self.error(f"unknown level format `{d.format}`", self.at_word(d, d.format),
                        did_you_mean(d.format, READERS) or "known formats: " + ", ".join(sorted(READERS)))
         if any(f.format == d.format for f in earlier):
-            self.error(f"level format `{d.format}` is declared twice", d)
+            self.error(f"level format `{d.format}` is declared twice", self.at_word(d, d.format))
         legend = []
         seen_tokens: dict[str, int] = {}
         for entry in d.legend:
+            spec = _spec_span(entry)
             if entry.kind == "one" and len(entry.first) != 1 or entry.kind == "range" and (
                     len(entry.first) != 1 or len(entry.last) != 1):
-                self.error("a legend entry names single characters, such as '#' or 'a'..'z'", entry)
+                self.error("a legend entry names single characters, such as '#' or 'a'..'z'", spec)
                 continue
             if entry.kind == "range" and entry.first > entry.last:
-                self.error(f"empty character range '{entry.first}'..'{entry.last}'", entry)
+                self.error(f"empty character range '{entry.first}'..'{entry.last}'", spec)
                 continue
             chars = ([entry.first] if entry.kind == "one" else
-                     [chr(c) for c in range(ord(entry.first), ord(entry.last) + 1)] if entry.kind == "range" else ["*"])
+                     [chr(c) for c in range(ord(entry.first), ord(entry.last) + 1)] if entry.kind == "range" else [""])
             for ch in chars:
                 if ch in seen_tokens:
-                    self.error(f"legend character {ch!r} is already given on line {seen_tokens[ch]}", entry)
+                    what = f"legend character {ch!r}" if ch else "the catch-all `*`"
+                    self.error(f"{what} is already given on line {seen_tokens[ch]}", spec)
                     break
                 seen_tokens[ch] = entry.span.line if entry.span else 0
             sc = Scope("legend")
@@ -924,6 +1022,16 @@ class Checker:
             proc = ir.Procedure(f"legend {entry.first or '*'}", (), body, sc.nslots, VOID, True, entry.span)
             legend.append(ir.LegendInfo(entry.kind, entry.first, entry.last, proc, entry.span))
         return ir.LevelFormat(d.format, tuple(legend), d.span)
+
+
+def _spec_span(entry):
+    """The span of a legend entry's characters (`'#'`, `'a'..'z'` or `*`), not of the whole entry."""
+    sp = entry.span
+    if sp is None:
+        return None
+    m = re.compile(r"""('[^'\n]*'|"[^"\n]*")(\s*\.\.\s*('[^'\n]*'|"[^"\n]*"))?|\*""").match(
+        sp.source.line_text(sp.line), sp.col - 1)
+    return Span(sp.source, sp.line, sp.col, sp.line, sp.col + (len(m.group(0)) if m else 1))
 
 
 def _always_returns(stmts) -> bool:

@@ -24,11 +24,14 @@ import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from . import api, ir
 from .errors import Diagnostic, ErrorList, GridrulesError, UsageError
+
+if TYPE_CHECKING:
+    from . import ir
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1
@@ -179,16 +182,20 @@ def cli():
 
 def main(argv: list[str] | None = None) -> None:
     """The console entry point (`gridrules`, `python -m gridrules`)."""
-    cli.main(args=argv, prog_name="gridrules")
+    try:
+        cli.main(args=argv, prog_name="gridrules")
+    except KeyboardInterrupt:  # outside a command (e.g. while starting up)
+        _error("interrupted", prefix="")
+        sys.exit(EXIT_INTERRUPTED)
 
 
 # ---- loading ---------------------------------------------------------------------------------------
 @dataclass
 class Loaded:
-    game: ir.Game
+    game: object  # ir.Game
     rule_path: Path
     level_path: str
-    fmt: ir.LevelFormat
+    fmt: object  # ir.LevelFormat
     instances: list
 
 
@@ -204,6 +211,7 @@ def _resolve_level(level: str, rule_path: Path) -> str:
 
 
 def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
+    from . import api
     from .instance import instantiate
 
     rule_path = api.resolve_ruleset(ruleset)
@@ -285,6 +293,7 @@ class Outcome:
 
 def verify(system, sol) -> tuple[bool, str | None]:
     """Replay a solution through the reference backend: every move legal, ends in a goal, same total cost."""
+    from . import api
     if sol.moves is None:
         return False, None
     ref = system if getattr(system, "backend", None) == "reference" else api.system(system.inst, "reference")
@@ -310,6 +319,7 @@ def verify(system, sol) -> tuple[bool, str | None]:
 
 def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristic: str | None,
                    time_limit, max_states, backend: str, progress: bool) -> Outcome:
+    from . import api
     from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, solve
 
     system = api.system(inst, backend, heuristic)
@@ -483,8 +493,8 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
             from .errors import did_you_mean
 
             hint = did_you_mean(move, legal) if legal else None
-            raise UsageError(f"{inst.level}: move {k} `{move}` is not legal after "
-                             f"{_count(k - 1, 'move')}; the legal moves are: {shown}"
+            when = "at the start" if k == 1 else f"after move {k - 1}"
+            raise UsageError(f"{inst.level}: move {k} `{move}` is not legal {when}; the legal moves are: {shown}"
                              + (f"; {hint}" if hint else ""))
         state = nxt
         total += cost
@@ -525,6 +535,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, ti
     the dynamic globals are listed under the board. Moves that do not reach the goal exit with 1; an
     illegal move is an error (exit 2) naming it and the legal moves.
     """
+    from . import api
     from .render import Renderer
 
     if solution is not None and do_solve:
@@ -580,6 +591,7 @@ def validate(ctx, files, levels, params, level_format):
 
     FILE may also be a bundled ruleset's name. Exit 0 when everything is valid, 2 when any file has errors.
     """
+    from . import api
     from .instance import instantiate
 
     codes = []
@@ -622,6 +634,7 @@ def validate(ctx, files, levels, params, level_format):
 # ---- list ------------------------------------------------------------------------------------------
 def _expr_text(e) -> str:
     """An expression as written in its rule file (from its span), else a plain rendering of simple ones."""
+    from . import ir
     span = getattr(e, "span", None)
     if span is not None and span.end_line == span.line and span.end_col > span.col:
         text = span.source.line_text(span.line)[span.col - 1: span.end_col - 1].strip()
@@ -646,12 +659,14 @@ def _expr_text(e) -> str:
 
 
 def _domain_text(d: ir.Domain) -> str:
+    from . import ir
     if d.ty == ir.INT and d.lo is not None:
         return f"{_expr_text(d.lo)}..{_expr_text(d.hi)}"
     return str(d.ty)
 
 
 def _ruleset_info(name: str, path: Path) -> dict:
+    from . import api
     game = api.load_rules(str(path))
     levels = path.parent / "levels"
     return {

@@ -16,8 +16,8 @@ class Source:
     text: str = field(repr=False, compare=False)
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 1 <= line <= len(lines) else ""
+        lines = self.text.split("\n")  # like the parser and the level readers: not on \f, \v or \u2028
+        return lines[line - 1].rstrip("\r") if 1 <= line <= len(lines) else ""
 
 
 @dataclass(frozen=True)

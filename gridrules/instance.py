@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from . import ir
-from .errors import LevelError, RuleError, RuleRuntimeError, UsageError
+from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError
 from .layout import Layout
 from .levels import RawLevel
 
@@ -30,7 +30,10 @@ class Dom:
                 "cell": self.cells + 1, "body": len(self.names) * (self.cells + 1)}[self.kind]
 
     def default(self):
-        return {"bool": False, "int": self.lo, "enum": 0, "dir": 0, "cell": None, "body": (0, None)}[self.kind]
+        """What an unset value holds: 0 (or the lowest value when 0 is outside the range), false, the first
+        enum value, `none`."""
+        low = 0 if self.lo <= 0 <= self.hi else self.lo
+        return {"bool": False, "int": low, "enum": 0, "dir": 0, "cell": None, "body": (0, None)}[self.kind]
 
     def describe(self) -> str:
         return f"{self.lo}..{self.hi}" if self.kind == "int" else self.kind
@@ -221,7 +224,10 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                 return Dom("int", -(1 << 62), 1 << 62)
             lo, hi = const_value(d.lo), const_value(d.hi)
             if lo > hi:
-                raise RuleError(f"{what} has an empty domain {lo}..{hi} for this level", getattr(d.lo, "span", None))
+                a, b = getattr(d.lo, "span", None), getattr(d.hi, "span", None)
+                span = Span(a.source, a.line, a.col, b.end_line, b.end_col) if a and b and a.line == b.line else a
+                raise RuleError(f"{what} has an empty domain {lo}..{hi} for this level", span,
+                                "check the parameters it depends on")
             return Dom("int", lo, hi)
         if ty == ir.BOOL:
             return Dom("bool")
@@ -263,7 +269,9 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
         if g.dims:
             shape = tuple(const_value(x) for x in g.dims)
             if any(s < 1 for s in shape):
-                raise RuleError(f"array `{g.name}` has size {shape} for this level", g.span)
+                size = " x ".join(map(str, shape))
+                raise RuleError(f"array `{g.name}` would have size {size} for this level; every size must be at least 1",
+                                g.span)
             dims[g.name] = shape
             const.set_strides(g.name, shape)
             v[g.name] = [default] * _prod(shape)
@@ -284,14 +292,17 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
             else:
                 shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
                 known = ", ".join(_legend_key(e) for e in entries)
-                raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c),
-                                 f"the rules' legend knows: {known}")
+                hint = f"the rules' legend knows: {known}" if entries else "the rules' legend is empty"
+                if not isinstance(tok, str):
+                    hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
+                raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
             try:
                 proc(v, (), (r, c), value)
             except Abort as a:
-                raise LevelError(a.message or f"the level breaks a rule of the legend ({a.span})", raw.span(r, c)) from None
+                raise LevelError(a.message or "the level breaks a rule of the legend", raw.span(r, c),
+                                 f"required by {a.span}") from None
             except RuleRuntimeError as err:
-                raise LevelError(err.message, raw.span(r, c), f"required by the rules at {err.span}") from None
+                raise LevelError(err.message, raw.span(r, c), f"in the legend at {err.span}") from None
 
     # named values from the reader (e.g. switch tables); the rule file must declare each one
     for name, value in raw.values.items():
@@ -354,7 +365,7 @@ def _bind_value(game, g: ir.GlobalInfo, dom: Dom, shape, value, fmt):
             raise RuleError(f"level format `{fmt.format}` gives `{g.name}` the value {x!r}, outside {dom.describe()}",
                             g.span)
         if dom.kind == "bool" and not isinstance(x, bool):
-            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` a {type(x).__name__}, not a bool", g.span)
+            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` the value {x!r}, not a bool", g.span)
         if dom.kind == "cell" and x is not None and not (isinstance(x, tuple) and len(x) == 2):
             raise RuleError(f"level format `{fmt.format}` gives `{g.name}` {x!r}, not a cell", g.span)
         return x

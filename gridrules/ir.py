@@ -314,6 +314,7 @@ class Procedure:
     nlocals: int
     returns: Ty = VOID
     writes_state: bool = False
+    can_reject: bool = False  # contains a `require` (directly or through a def)
     span: Span | None = SPAN
 
 

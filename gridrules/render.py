@@ -168,8 +168,6 @@ class Renderer:
 
     def _run(self, fmt: ir.LevelFormat, token, cell):
         """Run `token`'s legend entry at `cell` on the scratch board: the scratch after it, or None."""
-        from .reference.evaluator import Abort
-
         for entry, cands in self._candidates(fmt):
             if cands is None:
                 ok, value = entry.matches(token)

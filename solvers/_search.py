@@ -46,9 +46,10 @@ def min_move_cost(system: TransitionSystem) -> int:
 class Search:
     """One run of one algorithm: owns the Stats, checks the Budget, remembers the incumbent."""
 
-    def __init__(self, name: str, budget: Budget | None):
+    def __init__(self, name: str, budget: Budget | None, system=None):
         self.name = name
-        self.budget = budget if budget is not None else Budget()
+        # a system may say whether its heuristic is admissible; optimality claims follow it
+        self.budget = budget if budget is not None else Budget(admissible=getattr(system, "admissible", True))
         self.stats = Stats()
         self.best: tuple[tuple[Move, ...], int] | None = None
         self._start = time.perf_counter()

@@ -66,4 +66,4 @@ def astar(system: TransitionSystem, budget: Budget | None = None) -> Solution:
     bound. Exhausting the open list is a proof of unsolvability either way (states are only
     dropped by max_cost, and by f only when h is declared admissible).
     """
-    return Search("astar", budget).run(_astar, system)
+    return Search("astar", budget, system).run(_astar, system)

@@ -104,4 +104,4 @@ def bfs(system: TransitionSystem, budget: Budget | None = None) -> Solution:
     puzzle unsolvable. Ignores the heuristic, so it is the reference the others are
     checked against.
     """
-    return Search("bfs", budget).run(_bfs, system)
+    return Search("bfs", budget, system).run(_bfs, system)

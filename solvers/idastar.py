@@ -17,4 +17,4 @@ def idastar(system: TransitionSystem, budget: Budget | None = None) -> Solution:
     `optimal` is `budget.admissible`. budget.max_states bounds both the table's size and
     the total number of states visited over all iterations.
     """
-    return Search("idastar", budget).run(_idastar, system)
+    return Search("idastar", budget, system).run(_idastar, system)

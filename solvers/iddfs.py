@@ -18,4 +18,4 @@ def iddfs(system: TransitionSystem, budget: Budget | None = None) -> Solution:
     slow on spaces with many transpositions but needs memory only for the current path.
     budget.max_states bounds the total number of states visited.
     """
-    return Search("iddfs", budget).run(_iddfs, system)
+    return Search("iddfs", budget, system).run(_iddfs, system)

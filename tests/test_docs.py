@@ -2,7 +2,8 @@
 
 The conventions (also described at the top of docs/language.md):
 
-* A ```grl block is a complete rule file. It must compile without errors or warnings.
+* A ```grl block is a complete rule file. It must compile without errors or warnings. A ```yaml block is a
+  complete rule file in the YAML form, with the same rules.
 * A ```grl-fragment block is a piece of a rule file; it is shown, not run.
 * A ```level block directly after a ```grl block (nothing but blank lines between) is a level for it.
 * An HTML comment `<!-- expect: CLAUSE; CLAUSE; ... -->` directly after the level (or after another expect
@@ -22,6 +23,8 @@ Clauses of an expectation:
   warning "TEXT"        compiling warns with a message containing TEXT
   level-error "TEXT"    loading the level fails with a message containing TEXT
   runtime-error "TEXT"  solving stops with a rule error containing TEXT
+  twin GAME             (after a rule file) it parses to the same syntax tree as the page's first ```grl file
+                        of game GAME
 
 Whenever a game has admissible heuristics, a solved run is also solved with A*, which must find the same cost:
 that checks the documentation's claims of admissibility on its own examples.
@@ -37,14 +40,16 @@ import pytest
 
 import solvers
 from gridrules import api
+from gridrules.api import parse_rules
 from gridrules.errors import ErrorList, GridrulesError, LevelError, RuleRuntimeError
+from gridrules.syntax.yaml_form import canonical
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 LANGUAGE = DOCS / "language.md"
 
 _TOKEN = re.compile(
     r"^```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^```[ \t]*$"  # a fenced block
-    r"|<!--\s*expect:(?P<expect>.*?)-->",  # an expectation
+    r"|^<!--[ \t]*expect:(?P<expect>.*?)-->",  # an expectation, at the start of a line
     re.M | re.S,
 )
 
@@ -59,13 +64,22 @@ class Run:
 class Example:
     rules: str
     line: int
+    lang: str = "grl"
     level: str | None = None
     runs: list[Run] = field(default_factory=list)
 
     @property
     def id(self) -> str:
-        m = re.search(r"^game\s+(\w+)", self.rules, re.M)
-        return f"line{self.line}-{m.group(1) if m else 'nogame'}"
+        return f"line{self.line}-{self.game or 'nogame'}"
+
+    @property
+    def game(self) -> str | None:
+        m = re.search(r"^game\s*:?\s*(\w+)", self.rules, re.M)
+        return m.group(1) if m else None
+
+    @property
+    def suffix(self) -> str:
+        return ".yaml" if self.lang == "yaml" else ".grl"
 
 
 def _line(text: str, pos: int) -> int:
@@ -77,7 +91,7 @@ def _clauses(text: str, line: int) -> list[tuple[str, str]]:
     for part in _split(text):
         key, _, rest = part.strip().partition(" ")
         if key not in ("cost", "unsolvable", "moves", "param", "format", "words", "solver", "heuristic", "error",
-                       "warning", "level-error", "runtime-error"):
+                       "warning", "level-error", "runtime-error", "twin"):
             raise AssertionError(f"docs/language.md:{line}: unknown expectation clause `{part.strip()}`")
         rest = rest.strip()
         if key in ("error", "warning", "level-error", "runtime-error"):
@@ -120,10 +134,10 @@ def parse_doc(text: str) -> tuple[list[Example], list[str]]:
             stage = "expect"
             continue
         lang, body = m.group("lang"), m.group("body")
-        if lang == "grl":
+        if lang in ("grl", "yaml"):
             if open_ex is not None and open_ex.level is not None and not open_ex.runs:
                 problems.append(f"line {open_ex.line}: a level with no `<!-- expect: ... -->` after it")
-            open_ex = Example(body, line)
+            open_ex = Example(body, line, lang)
             examples.append(open_ex)
             stage = "rules"
             continue
@@ -165,7 +179,7 @@ def _one(clauses, key):
 
 
 def _compile(ex: Example, tmp_path: Path):
-    rule_path = tmp_path / f"{ex.id}.grl"
+    rule_path = tmp_path / f"{ex.id}{ex.suffix}"
     rule_path.write_text(ex.rules, encoding="utf-8")
     return rule_path
 
@@ -185,6 +199,11 @@ def _check_compile(ex: Example, rule_path: Path):
             return None
         raise AssertionError(f"docs/language.md:{ex.line}: example does not compile:\n{err.render()}") from None
     assert not want_error, f"docs/language.md:{ex.line}: expected an error containing {want_error}, but it compiled"
+    for twin in [v for r in ex.runs for k, v in r.clauses if k == "twin"]:
+        first = next((e for e in EXAMPLES if e.lang == "grl" and e.game == twin), None)
+        assert first is not None, f"docs/language.md:{ex.line}: no ```grl example of game {twin!r} on the page"
+        assert canonical(parse_rules(ex.rules, str(rule_path))) == canonical(parse_rules(first.rules, "twin.grl")), \
+            f"docs/language.md:{ex.line}: not the same syntax tree as the `{twin}` example at line {first.line}"
     rendered = "\n".join(w.render() for w in warnings)
     for w in want_warning:
         assert w in rendered, f"expected a warning containing {w!r}, got:\n{rendered or 'no warnings'}"
@@ -263,7 +282,7 @@ def test_parse_doc_conventions():
         "```grl-fragment\nx\n```\n"
     )
     examples, problems = parse_doc(text)
-    assert [e.id for e in examples] == ["line1-a", "line12-b"]
+    assert [e.id for e in examples] == ["line1-a", "line14-b"]
     assert examples[0].level == ".\n"
     assert [r.clauses for r in examples[0].runs] == [[("cost", "1"), ("param", "n=2")], [("cost", "2")]]
     assert examples[1].runs[0].clauses == [("error", "no goal")]

@@ -326,10 +326,10 @@ ERRORS = {
         game: g
         goal: "abc
         """, """\
-        r.yaml:3:1: invalid YAML: found unexpected end of stream
-          
-          ^
-          hint: while scanning a quoted scalar that starts at line 2"""),
+        r.yaml:2:7: invalid YAML: found unexpected end of stream
+          goal: "abc
+                ^
+          hint: while scanning a quoted scalar that starts here"""),
     "unknown section": ("""\
         game: g
         action:
@@ -395,17 +395,17 @@ ERRORS = {
     "expression over lines": ("""\
         game: g
         goal: a and
-          b or or c
+          b or * c
         """, """\
-        r.yaml:3:8: unexpected `or`
-            b or or c
-                 ^^"""),
+        r.yaml:3:8: unexpected `*`, expected '(', '-', 'false', 'none', 'not', 'true', a name or a number
+            b or * c
+                 ^"""),
     "expression ends early": ("""\
         game: g
         fail: |
           a and
         """, """\
-        r.yaml:3:8: unexpected end of expression
+        r.yaml:3:8: unexpected end of expression, expected '(', '-', 'false', 'none', 'not', 'true', a name or a number
             a and
                  ^"""),
     "inside a block": ("""\
@@ -424,9 +424,9 @@ ERRORS = {
           let x = 1
             x = 2
         """, """\
-        r.yaml:3:12: unexpected indent
-            let x = 1
-                     ^
+        r.yaml:4:5: unexpected indent
+              x = 2
+              ^
           hint: indent only the lines of a block (after a line ending in ':')"""),
     "inside quotes": ("""\
         game: g
@@ -488,17 +488,17 @@ def test_errors_of_the_checker_point_into_the_yaml_file():
     with pytest.raises(GridrulesError) as info:
         compile_rules(bad, "floodit.yaml")
     assert info.value.render().startswith(
-        "floodit.yaml:26:26: unknown name `pivto`\n        require c != colour[pivto]\n"
-        "                             ^^^^^\n  hint: did you mean `pivot`?")
+        "floodit.yaml:26:27: unknown name `pivto`\n        require c != colour[pivto]\n"
+        "                            ^^^^^\n  hint: did you mean `pivot`?")
 
 
 # ---- no input gives a traceback ---------------------------------------------------------------------
 def survives(text, path="fuzz.yaml"):
-    """Parse (and check) a YAML rule file; only the project's own errors may escape."""
+    """Parse a YAML rule file; only the project's own errors may escape, and they render."""
     try:
-        compile_rules(text, path)
+        parse_yaml(text, path)
     except GridrulesError as err:
-        err.render()
+        assert err.render()
 
 
 @given(st.text(max_size=300))
@@ -529,7 +529,7 @@ def test_fuzz_random_yaml_documents(doc, flow):
     survives(yaml.safe_dump(doc, default_flow_style=flow, sort_keys=False))
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.sampled_from(TWINS), st.data())
 def test_fuzz_mutated_twins(name, data):
     _, yml = twin_texts(name)

@@ -63,7 +63,9 @@ def read_grid(src: Source) -> list[RawLevel]:
     if not idx:
         raise _empty(src)
     first, last = idx[0], idx[-1]
-    rows = [lines[i].rstrip() for i in range(first, last + 1)]
+    rows = [lines[i] for i in range(first, last + 1)]
+    if len({len(r) for r in rows}) > 1:  # trailing blanks are cells, unless they are what makes rows ragged
+        rows = [r.rstrip() for r in rows]
     width = len(rows[0])
     tokens, positions = [], []
     for k, row in enumerate(rows):

@@ -45,7 +45,10 @@ def read_bloxorz_seed002(src: Source):
         raise LevelError(f"a map needs at least one row and one column, not {n} x {m}", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
     map_lines = lines[i + 1: i + 1 + n]
     if len(map_lines) < n:
-        raise LevelError(f"the map has {len(map_lines)} rows, the header says {n}", Span(src, len(lines), 1, len(lines), 2))
+        col = lines[i].index(head[0]) + 1
+        have = len(map_lines) - (1 if map_lines and map_lines[-1] == "" else 0)  # not the newline ending the file
+        raise LevelError(f"the header says {n} rows, but the file has only {have} lines after it",
+                         Span(src, i + 1, col, i + 1, col + len(head[0])))
     tokens, positions = [], []
     for k, row in enumerate(map_lines):
         line = i + 2 + k

@@ -533,8 +533,8 @@ class Compiler:
     def s_For(self, s):
         slot, body = s.slot, self.block(s.body)
         it = s.iter
-        if isinstance(it, ir.Const) and it.value is None:  # every value of an enum
-            values = range(len(self.game.enum_values(it.ty.name)))
+        if isinstance(it, ir.Const) and it.value is None:  # every value of an enum (or dir)
+            values = range(4) if it.ty == ir.DIR else range(len(self.game.enum_values(it.ty.name)))
 
             def for_enum(f):
                 for v in values:

@@ -33,7 +33,7 @@ _TERMINALS = {
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COLON": "':'", "COMMA": "','",
     "EQUAL": "'='", "_NL": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
     "NAME": "a name", "INT": "a number", "SIGNED_INT": "a number", "STRING": "a quoted string",
-    "DOT": "'.'", "__ANON_0": "'..'", "SEMICOLON": "';'", "CMPOP": "a comparison", "ADDOP": "'+' or '-'",
+    "DOT": "'.'", "SEMICOLON": "';'", "CMPOP": "a comparison", "ADDOP": "'+' or '-'",
     "MULOP": "'*', '/' or '%'", "AUGOP": "'+=' or '-='", "STAR": "'*'", "MINUS": "'-'",
 }
 
@@ -41,12 +41,37 @@ _KEYWORD_DECLS = ("game", "param", "enum", "layer", "global", "body", "def", "ac
                   "fail", "heuristic", "level", "limit")
 
 
+@functools.lru_cache(maxsize=None)
+def _literals() -> dict[str, str]:
+    """Terminal name -> its fixed text, for the grammar's keywords and symbols (lark names `..` `__ANON_1`)."""
+    return {t.name: t.pattern.value for t in _parser("start").terminals if t.pattern.type == "str"}
+
+
 def _describe(term: str) -> str:
     if term in _TERMINALS:
         return _TERMINALS[term]
+    if term in _literals():
+        return f"'{_literals()[term]}'"
     if term.isupper() and term.isalpha():
         return f"'{term.lower()}'"
     return term
+
+
+def _unclosed_bracket(text: str, line: int, col: int) -> tuple[str, int, int] | None:
+    """The innermost `(` or `[` before (line, col) that is never closed in the whole text, skipping strings and
+    comments: after one, the following lines all read as one expression and the error shows up later."""
+    import re
+
+    stack = []
+    for i, raw in enumerate(text.split("\n"), 1):
+        for m in re.finditer(r""""[^"\n]*"|'[^'\n]*'|#.*|[\[\]()]""", raw):
+            ch = m.group(0)
+            if ch in "([":
+                stack.append((ch, i, m.start() + 1))
+            elif ch in ")]" and stack:
+                stack.pop()
+    before = [b for b in stack if (b[1], b[2]) < (line, col)]
+    return before[-1] if before else None
 
 
 def _describe_token(tok: Token) -> str:
@@ -190,15 +215,14 @@ class _Build(Transformer):
         if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
             notation = _unquote(rest.pop(0))
         body = rest.pop()
-        cost = when = None
-        # what is left: the cost and/or when expressions, told apart by the keywords' positions
-        kinds = _action_clauses(meta, self.text)
-        for kind, expr in zip(kinds, rest):
-            if kind == "cost":
-                cost = expr
-            else:
-                when = expr
-        return A.ActionDecl(name, params, notation, cost, when, body, self._s(meta))
+        clauses = dict(rest)  # what is left: ("cost", expr) and/or ("when", expr)
+        return A.ActionDecl(name, params, notation, clauses.get("cost"), clauses.get("when"), body, self._s(meta))
+
+    def action_cost(self, items):
+        return ("cost", items[0])
+
+    def action_when(self, items):
+        return ("when", items[0])
 
     def params(self, items):
         return tuple(items)
@@ -412,19 +436,6 @@ def _unquote(tok) -> str:
     return str(tok)[1:-1]
 
 
-def _action_clauses(meta, text: str) -> list[str]:
-    """Which of `cost` / `when` an action header has, in order (both are optional)."""
-    header = text.splitlines()[meta.line - 1] if meta.line else ""
-    # Only the header line matters; strings and comments cannot contain the keywords in a way that matters
-    # here because the parser already accepted the header.
-    kinds = []
-    import re
-
-    for m in re.finditer(r"\b(cost|when)\b", header.split("#")[0]):
-        kinds.append(m.group(1))
-    return kinds
-
-
 def _syntax_error(err: UnexpectedInput, src: Source, text: str, shift: Shift) -> RuleError:
     line = getattr(err, "line", 1) or 1
     col = getattr(err, "column", 1) or 1
@@ -435,8 +446,10 @@ def _syntax_error(err: UnexpectedInput, src: Source, text: str, shift: Shift) ->
     if shift:
         span = span.shifted(src, *shift)
     if isinstance(err, UnexpectedCharacters):
-        ch = text.splitlines()[line - 1][col - 1] if line <= len(text.splitlines()) else "?"
-        return RuleError(f"unexpected character `{ch}`", span)
+        lines = text.split("\n")
+        ch = lines[line - 1][col - 1] if line <= len(lines) and col <= len(lines[line - 1]) else "?"
+        hint = "a string ends on the line it starts, with the quote it starts with" if ch in "\"'" else None
+        return RuleError(f"unexpected character `{ch}`", span, hint)
     if isinstance(err, UnexpectedEOF):
         return RuleError("unexpected end of file", span)
     assert isinstance(err, UnexpectedToken)
@@ -449,10 +462,26 @@ def _syntax_error(err: UnexpectedInput, src: Source, text: str, shift: Shift) ->
         expected = sorted(err.expected)
     expected = [e for e in expected if e != "$END"]
     shown = sorted({_describe(e) for e in expected})
+    unclosed = _unclosed_bracket(text, line, col)
+    if unclosed and tok.type not in ("RPAR", "RSQB"):
+        closer = ")" if unclosed[0] == "(" else "]"
+        unclosed_hint = f"the `{unclosed[0]}` on line {unclosed[1]}, column {unclosed[2]} is never closed with `{closer}`"
+        if shift:
+            unclosed_hint = None  # positions inside an embedded snippet would not match the file
+    else:
+        unclosed_hint = None
     if tok.type == "_INDENT":
+        # lark puts the indent where the previous line ends; the indented text starts where that token ends
+        if tok.end_line and tok.end_column:
+            span = Span(src, tok.end_line, tok.end_column, tok.end_line, tok.end_column + 1)
+            if shift:
+                span = span.shifted(src, *shift)
         return RuleError("unexpected indent", span, "indent only the lines of a block (after a line ending in ':')")
     if tok.type == "$END" or tok.type == "_DEDENT" and not expected:
-        return RuleError("unexpected end of file", span)
+        hint = unclosed_hint
+        if "_INDENT" in expected:
+            hint = "a line ending in ':' must be followed by an indented block"
+        return RuleError("unexpected end of file", span, hint)
     if len(shown) > 8:
         msg = f"unexpected {_describe_token(tok)}"
     elif shown:
@@ -461,13 +490,19 @@ def _syntax_error(err: UnexpectedInput, src: Source, text: str, shift: Shift) ->
     else:
         msg = f"unexpected {_describe_token(tok)}"
     hint = None
+    before = text.split("\n")[line - 1][:col - 1] if line <= len(text.split("\n")) else ""
     if tok.type == "_NL" and "COLON" in expected:
         hint = "a block header ends with ':'"
-    elif tok.type == "NAME" and str(tok.value) not in _KEYWORD_DECLS and line == 1 and col == 1:
-        hint = "a rule file is a list of declarations: game, param, layer, global, action, goal, ..."
-    elif tok.type == "EQUAL" and "__ANON" in "".join(expected):
-        hint = None
-    return RuleError(msg, span, hint)
+    elif tok.type == "NAME" and str(tok.value) not in _KEYWORD_DECLS and col == 1 and not shift:
+        from ..errors import did_you_mean
+
+        hint = did_you_mean(str(tok.value), _KEYWORD_DECLS) or \
+            "a rule file is a list of declarations: game, param, layer, global, action, goal, ..."
+    elif tok.type == "EQUAL" and "CMPOP" in expected:
+        hint = "to compare two values, write `==`; `=` only assigns"
+    elif tok.type == "IF" and before.rstrip().endswith("else"):
+        hint = "write `elif` for another condition"
+    return RuleError(msg, span, unclosed_hint or hint)
 
 
 def _parse(text: str, src: Source, shift: Shift = None):
@@ -479,9 +514,12 @@ def _parse(text: str, src: Source, shift: Shift = None):
         raise _syntax_error(err, src, text, shift) from None
     except DedentError:
         lineno = _dedent_line(text)
-        span = Span(src, lineno, 1, lineno, 2)
+        raw = text.split("\n")[lineno - 1] if lineno <= len(text.split("\n")) else ""
+        col = len(raw) - len(raw.lstrip(" \t")) + 1
+        span = Span(src, lineno, col, lineno, col + 1)
         raise RuleError("this line's indentation matches no enclosing block",
-                        span.shifted(src, *shift) if shift else span) from None
+                        span.shifted(src, *shift) if shift else span,
+                        "indent it exactly as far as the lines of the block it belongs to") from None
     return _Build(src, text, shift).transform(tree)
 
 

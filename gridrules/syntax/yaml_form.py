@@ -92,6 +92,9 @@ def _yaml_error(err: Exception, src: Source) -> RuleError:
             message = f"{err.context}, {err.problem}"  # "expected a single document ..., but found another ..."
         elif err.context and err.problem and err.context_mark is not None and hint is None:
             hint = f"{err.context} that starts at line {err.context_mark.line + 1}"
+        if err.context_mark is not None and err.context and not src.line_text(mark.line + 1).strip():
+            # the problem is at the end (an unclosed quote or bracket): show where the unfinished thing starts
+            mark, hint = err.context_mark, f"{err.context} that starts here"
         return RuleError(f"invalid YAML: {message}", _mark_span(src, mark), hint)
     if isinstance(err, yaml.reader.ReaderError):
         before = src.text[:err.position]
