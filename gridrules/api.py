@@ -47,7 +47,8 @@ def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
 
 def load_rules(name_or_path: str) -> ir.Game:
     """A bundled ruleset by name (`floodit`) or a rule file by path."""
-    return compile_rules(read_text(resolve_ruleset(name_or_path), "rule file"), str(resolve_ruleset(name_or_path)))[0]
+    path = resolve_ruleset(name_or_path)
+    return compile_rules(read_text(path, "rule file"), str(path))[0]
 
 
 def resolve_ruleset(name_or_path: str) -> Path:

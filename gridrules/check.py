@@ -777,8 +777,8 @@ class Checker:
             odd_ty, odd = next((t, r) for t, r in sc.returns if t not in (ERR, first))
             self.error(f"{what} returns values of different types: {', '.join(sorted(map(str, tys)))}", odd.value,
                        f"the first `return` gives {first}, this one gives {odd_ty}")
-        if not tys and sc.returns:
-            return ERR  # every return already had an error: no follow-on errors at the calls
+        if len(tys) > 1 or not tys and sc.returns:
+            return ERR  # already reported (here or at each return): no follow-on errors at the calls
         return next(iter(tys)) if tys else VOID
 
     def _check_def(self, d: A.DefDecl, call=None) -> ir.Procedure | None:
@@ -864,7 +864,7 @@ class Checker:
                 if not _always_returns(d.body):
                     self.error(f"heuristic `{d.name}` does not return a value on every path", self.at_word(d, d.name),
                                "end it with a `return`, or give every `if` an `else` that returns")
-                heuristics.append(ir.HeuristicInfo(ir.Procedure(d.name, (), body, sc.nslots, INT, False, d.span),
+                heuristics.append(ir.HeuristicInfo(ir.Procedure(d.name, (), body, sc.nslots, INT, False, span=d.span),
                                                    d.admissible))
             elif isinstance(d, (A.GoalDecl, A.FailDecl)):
                 sc = Scope("pred")
@@ -881,7 +881,7 @@ class Checker:
                                self.at_word(d, "init"))
                 sc = Scope("init")
                 body = self.block(d.body, sc, new_scope=False)
-                init = ir.Procedure("init", (), body, sc.nslots, VOID, True, d.span)
+                init = ir.Procedure("init", (), body, sc.nslots, VOID, True, span=d.span)
             elif isinstance(d, A.LimitDecl):
                 if limit is not None:
                     self.error("duplicate `limit`", self.at_word(d, "limit"), "a game has one limit; combine them")
@@ -906,7 +906,10 @@ class Checker:
                 self.warn(f"layer `{name}` is never used", self.at_word(layer, name))
         game = next((d for d in self.rf.decls if isinstance(d, A.Game)), None)
         if self.errors:
-            raise ErrorList(sorted(self.errors, key=lambda e: (e.span.line, e.span.col) if e.span else (0, 0)))
+            unique: dict = {}  # one of each: a legend shared by several formats is checked once per format
+            for e in self.errors:
+                unique.setdefault((e.message, str(e.span)), e)
+            raise ErrorList(sorted(unique.values(), key=lambda e: (e.span.line, e.span.col) if e.span else (0, 0)))
         return ir.Game(
             name=game.name, title=game.title, path=self.path, params=tuple(params),
             enums=tuple((k, v) for k, v in self.enums.items()), layers=tuple(layers), globals=tuple(globals_),
@@ -942,7 +945,7 @@ class Checker:
                     self.error(f"notation uses `{{{m.group(1)}}}` but `{d.name}` has no parameter of that name",
                                self.at_word(d, m.group(0), nth), did_you_mean(m.group(1), names))
         body = self.block(d.body, sc, new_scope=False)
-        proc = ir.Procedure(d.name, params, body, sc.nslots, VOID, True, d.span)
+        proc = ir.Procedure(d.name, params, body, sc.nslots, VOID, True, span=d.span)
         return ir.ActionInfo(proc, d.notation, cost, when, d.span)
 
     def _body(self, b: A.BodyDecl) -> ir.BodyInfo:
@@ -1019,7 +1022,7 @@ class Checker:
                 seen_tokens[ch] = entry.span.line if entry.span else 0
             sc = Scope("legend")
             body = self.block(entry.body, sc, new_scope=False)
-            proc = ir.Procedure(f"legend {entry.first or '*'}", (), body, sc.nslots, VOID, True, entry.span)
+            proc = ir.Procedure(f"legend {entry.first or '*'}", (), body, sc.nslots, VOID, True, span=entry.span)
             legend.append(ir.LegendInfo(entry.kind, entry.first, entry.last, proc, entry.span))
         return ir.LevelFormat(d.format, tuple(legend), d.span)
 

@@ -111,8 +111,9 @@ class GridrulesGroup(click.Group):
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:  # `gridrules ... | head`: the reader left; not an error
             try:
-                sys.stdout = open(os.devnull, "w")
-            except OSError:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
                 pass
             raise click.exceptions.Exit(EXIT_OK) from None
         except Exception as err:  # noqa: BLE001 - the last line of defence
@@ -501,7 +502,7 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
         click.echo("")
         cost_text = f" (cost {cost})" if cost != 1 else ""
         click.echo(f"move {k}/{len(moves)}: {move}{cost_text}")
-        click.echo(renderer.board(state))
+        click.echo(renderer.board(state), color=renderer.color)
     click.echo("")
     if system.is_goal(state):
         extra = f", cost {total}" if total != len(moves) else ""
@@ -558,7 +559,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, ti
             click.echo("")
         renderer = Renderer(inst, loaded.fmt, color=colour)
         click.echo(f"{inst.level} ({inst.rows}x{inst.cols}, {loaded.game.name})")
-        click.echo(renderer.board(inst.initial))
+        click.echo(renderer.board(inst.initial), color=renderer.color)
         if solution is not None:
             system = api.system(inst, "reference")
             codes.append(_replay(system, renderer, inst, solution.split()))

@@ -166,7 +166,8 @@ def _prod(xs) -> int:
 
 # ---- building an instance --------------------------------------------------------------------------
 def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = None, cols: int | None = None):
-    """A --param value, by the parameter's type: ints, true/false, enum names, cells as `r,c` (0-based)."""
+    """A --param value, by the parameter's type: ints, true/false, enum names, cells as `row,col` counted from 1
+    like the cells in moves (the rule language itself counts from 0)."""
     info = next((p for p in game.params if p.name == name), None)
     if info is None:
         from .errors import did_you_mean
@@ -189,15 +190,17 @@ def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = No
         if ty == ir.CELL:
             if t.lower() in ("centre", "center"):
                 return ("centre",)
-            r, c = t.strip("()").split(",")
-            return (int(r), int(c))
+            r, c = t.strip("()").split(",")  # 1-based, as moves print cells
+            if int(r) < 1 or int(c) < 1:
+                raise ValueError
+            return (int(r) - 1, int(c) - 1)
         if ty == ir.DIR:
             return ir.DIRS.index(t)
         if ty.kind == "enum":
             return game.enum_values(ty.name).index(t)
     except (ValueError, IndexError):
         pass
-    want = {"int": "an integer", "bool": "true or false", "cell": "a cell `row,col` (0-based) or `centre`",
+    want = {"int": "an integer", "bool": "true or false", "cell": "a cell `row,col` (1-based, as in moves) or `centre`",
             "dir": "L, R, U or D"}.get(ty.kind, f"one of {', '.join(game.enum_values(ty.name)) if ty.kind == 'enum' else ty}")
     raise UsageError(f"parameter `{name}` must be {want}, not `{text}`")
 
@@ -253,7 +256,7 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
         if dom.kind == "int" and not dom.lo <= value <= dom.hi:
             raise UsageError(f"parameter `{p.name}` must be in {dom.lo}..{dom.hi}, not {value}")
         if dom.kind == "cell" and not board.on(value):
-            raise UsageError(f"parameter `{p.name}` = {value} is outside the {rows}x{cols} board")
+            raise UsageError(f"parameter `{p.name}` = {value[0] + 1},{value[1] + 1} is outside the {rows}x{cols} board")
         params[p.name] = value
     if overrides:
         raise UsageError(f"unknown parameter `{next(iter(overrides))}`")
@@ -341,7 +344,9 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     try:
         words = inst.pack(v)
     except RuleRuntimeError as err:
-        raise LevelError(f"after setting up this level, {err.message}", raw.head_span()) from None
+        init = game.init.span if game.init is not None else None
+        raise LevelError(f"after setting up this level, {err.message}", raw.head_span(),
+                         f"it is set by the `init` block at {init}" if init else None) from None
     object.__setattr__(inst, "initial", words)
     return inst
 

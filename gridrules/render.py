@@ -4,8 +4,9 @@ The board is drawn in the level's own notation where possible. Each legend entry
 level token means (`'+' : tile[here] = floor`); the renderer runs the entries backwards: for every cell it looks
 for the token whose legend assignments reproduce the cell's current layer values (static and dynamic), by
 running each candidate entry on a scratch copy of the board. The level's own format is tried first, then the
-rule file's other formats; a board that no legend can reproduce is drawn layer by layer instead (one character
-per cell and layer: digits/letters for ints, the first letter for enum values, `#`/`.` for bools).
+rule file's other formats. Layers the legend never assigns (e.g. a `visited` layer the rules keep) are drawn
+beside the board as grids of their own, as is every layer of a board that no legend can reproduce: one
+character per cell (digits then letters for ints, the first letter of enum values, `#`/`.` for bools).
 
 Cells covered by dynamic cell- or body-typed globals (a rolling block, a player, the active cube) are marked:
 with a marker character (`@`, `&`, ...) in plain text, or the cell's own character highlighted when colour
@@ -86,6 +87,7 @@ class Renderer:
         self._cands: dict[str, list] = {}
         self._matches: dict[tuple, list] = {}
         self._effects: dict[tuple, dict | None] = {}
+        self._flayers: dict[str, list[str]] = {}
         self.overlays = [g for g in self.game.globals
                          if not g.static and inst.doms[g.name].kind in ("cell", "body")]
         self._markers = {}
@@ -104,6 +106,35 @@ class Renderer:
                 elif e.kind == "range":
                     out.update(chr(x) for x in range(ord(e.first), ord(e.last) + 1))
         return out
+
+    def _legend_layers(self, fmt: ir.LevelFormat) -> list[str]:
+        """The layers a format's legend assigns (directly or through the defs it calls), in declaration order;
+        the board shows those through the legend's tokens and any other layer as a grid of its own."""
+        if fmt.format not in self._flayers:
+            written: set = set()
+            seen: set = set()
+
+            def walk(stmts):
+                for st in stmts:
+                    if isinstance(st, ir.SetLayer):
+                        written.add(st.layer)
+                    elif isinstance(st, ir.If):
+                        for _, body in st.branches:
+                            walk(body)
+                        walk(st.orelse)
+                    elif isinstance(st, (ir.For, ir.While)):
+                        walk(st.body)
+                    elif isinstance(st, ir.Eval) and isinstance(st.call, ir.CallDef) and st.call.name not in seen:
+                        seen.add(st.call.name)
+                        try:
+                            walk(self.game.proc(st.call.name).body)
+                        except StopIteration:
+                            pass
+
+            for e in fmt.legend:
+                walk(e.proc.body)
+            self._flayers[fmt.format] = [name for name in self.layers if name in written]
+        return self._flayers[fmt.format]
 
     def _copy(self, v: dict) -> dict:
         """A scratch copy: layers and arrays as fresh lists (the interpreter writes them in place)."""
@@ -146,6 +177,7 @@ class Renderer:
             return self._matches[memo]
         found = []
         seen = set()
+        layers = self._legend_layers(fmt)
         r, c = cell
         i = r * self.inst.cols + c
         for entry, cands in self._candidates(fmt):
@@ -158,7 +190,7 @@ class Renderer:
                 if cand.token in seen:
                     continue
                 scratch = self._apply(cand, cell)
-                if scratch is None or tuple(scratch[name][i] for name in self.layers) != key:
+                if scratch is None or tuple(scratch[name][i] for name in layers) != key:
                     continue
                 writes = any(self._differs(scratch, self._base, g) for g in self._globals)
                 found.append((cand.token, writes))
@@ -225,12 +257,15 @@ class Renderer:
         inst = self.inst
         raw = inst.raw
         own = raw is not None and fmt is self.own
+        layers = self._legend_layers(fmt)
+        if not layers:
+            return None
         grid = []
         for r in range(inst.rows):
             row = []
             for c in range(inst.cols):
                 i = r * inst.cols + c
-                key = tuple(v[name][i] for name in self.layers)
+                key = tuple(v[name][i] for name in layers)
                 found = self._match(fmt, key, (r, c))
                 if not found:
                     return None
@@ -281,76 +316,63 @@ class Renderer:
         """The board of a state (its packed words) and its dynamic globals, as text lines."""
         v = self.inst.values(words)
         covered = self.covered(v)
-        lines = None
+        blocks = None
         for fmt in self.formats:
             try:
                 grid = self._tokens(fmt, v)
             except RecursionError:
                 grid = None
             if grid is not None:
-                lines = self._draw_tokens(grid, covered)
+                numbers = any(not isinstance(t, str) for row in grid for t in row)
+                blocks = [("", [[str(t) for t in row] for row in grid], numbers)]
+                blocks += [(name, self._layer_grid(name, v), False) for name in self.layers
+                           if name not in self._legend_layers(fmt)]
                 break
-        if lines is None:
-            lines = self._draw_layers(v, covered)
+        if blocks is None:
+            blocks = [(name, self._layer_grid(name, v), False) for name in self.layers]
+        if not blocks:  # a game without layers: a board of dots
+            blocks = [("", [["."] * self.inst.cols for _ in range(self.inst.rows)], False)]
+        lines = self._layout(blocks, covered)
         lines += self.globals_lines(v)
         return "\n".join(lines)
 
+    def _layer_grid(self, name: str, v: dict) -> list[list[str]]:
+        chars = _layer_chars(self.inst.doms[name], v[name])
+        cols = self.inst.cols
+        return [chars[r * cols:(r + 1) * cols] for r in range(self.inst.rows)]
+
     def _mark(self, text: str, name: str) -> str:
+        """A covered cell: highlighted in colour, else its marker (right-aligned like the cell's text)."""
         if self.color:
             import click
 
             k = [g.name for g in self.overlays].index(name)
             return click.style(text, fg=OVERLAY_COLOURS[k % len(OVERLAY_COLOURS)], reverse=True, bold=True)
-        return self._markers[name] * len(text)
+        return " " * (len(text) - 1) + self._markers[name]
 
-    def _draw_tokens(self, grid, covered) -> list[str]:
-        numbers = any(not isinstance(t, str) for row in grid for t in row)
-        width = max(len(str(t)) for row in grid for t in row) if numbers else 1
-        lines = []
-        for r, row in enumerate(grid):
-            parts = []
-            for c, tok in enumerate(row):
-                text = str(tok).rjust(width)
-                if (r, c) in covered:
-                    text = self._mark(text, covered[(r, c)]) if self.color else \
-                        (" " * (width - 1) + self._markers[covered[(r, c)]])
-                parts.append(text)
-            lines.append((" " if numbers else "").join(parts).rstrip() if not self.color
-                         else (" " if numbers else "").join(parts))
-        return lines
-
-    def _draw_layers(self, v: dict, covered) -> list[str]:
-        """The fallback: one grid per layer, side by side, each headed by the layer's name."""
-        inst = self.inst
-        blocks = []
-        for name in self.layers:
-            dom = inst.doms[name]
-            chars = _layer_chars(dom, v[name])
-            width = max(len(s) for s in chars)
-            sep = " " if width > 1 else ""
+    def _layout(self, blocks, covered) -> list[str]:
+        """Grids of cell texts side by side; numbers and cells wider than one character are right-aligned and
+        separated by blanks. Headed by the grids' names when there are several."""
+        drawn = []
+        for name, grid, numbers in blocks:
+            width = max((len(t) for row in grid for t in row), default=1)
+            sep = " " if width > 1 or numbers else ""
             rows = []
-            for r in range(inst.rows):
+            for r, row in enumerate(grid):
                 parts = []
-                for c in range(inst.cols):
-                    s = chars[r * inst.cols + c].rjust(width)
+                for c, t in enumerate(row):
+                    t = t.rjust(width)
                     if (r, c) in covered:
-                        s = self._mark(s, covered[(r, c)]) if self.color else \
-                            " " * (width - 1) + self._markers[covered[(r, c)]]
-                    parts.append(s)
+                        t = self._mark(t, covered[(r, c)])
+                    parts.append(t)
                 rows.append(sep.join(parts))
-            visible = inst.cols * width + len(sep) * (inst.cols - 1)
-            blocks.append((name, rows, max(visible, len(name))))
-        if not blocks:  # a game without layers: an empty board of dots
-            rows = []
-            for r in range(inst.rows):
-                rows.append("".join(self._mark(".", covered[(r, c)]) if (r, c) in covered else "."
-                                    for c in range(inst.cols)))
-            return rows
-        out = ["   ".join(name.ljust(w) for name, _, w in blocks).rstrip()]
-        for r in range(inst.rows):
-            parts = []
-            for name, rows, w in blocks:
-                parts.append(rows[r] + " " * max(0, w - _visible_len(rows[r])))
+            visible = self.inst.cols * width + len(sep) * (self.inst.cols - 1)
+            drawn.append((name or "board", rows, max(visible, len(name or "board"))))
+        if len(drawn) == 1:
+            return [row.rstrip() if not self.color else row for row in drawn[0][1]]
+        out = ["   ".join(name.ljust(w) for name, _, w in drawn).rstrip()]
+        for r in range(self.inst.rows):
+            parts = [rows[r] + " " * max(0, w - _visible_len(rows[r])) for _, rows, w in drawn]
             out.append("   ".join(parts).rstrip())
         return out
 

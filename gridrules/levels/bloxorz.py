@@ -141,12 +141,18 @@ def read_bloxorz(src: Source):
     try:
         sep = next(i for i, ln in enumerate(lines) if ln.strip() == "---")
     except StopIteration:
-        raise LevelError("expected a line `---` after the map", Span(src, len(lines), 1, len(lines), 2)) from None
+        fact = next((i for i, ln in enumerate(lines) if _OWN_LINE.match(ln.strip())), None)
+        if fact is not None:  # the facts are there: `---` is missing before the first one
+            raise LevelError("expected a line `---` after the map", Span(src, fact + 1, 1, fact + 1, len(lines[fact]) + 1),
+                             "put `---` on a line of its own between the map and its teleport/switch/bridge lines") from None
+        end = max((i for i, ln in enumerate(lines) if ln.strip()), default=0)  # after the last non-blank line
+        raise LevelError("expected a line `---` after the map", Span(src, end + 1, len(lines[end]) + 1, end + 1,
+                                                                     len(lines[end]) + 2)) from None
     first = next((i for i in range(sep) if lines[i].strip()), None)
     if first is None:
         raise LevelError("the map before `---` is empty", Span(src, sep + 1, 1, sep + 1, 4))
     last = max(i for i in range(sep) if lines[i].strip())
-    rows = [lines[i].rstrip() for i in range(first, last + 1)]
+    rows = [lines[i] for i in range(first, last + 1)]  # trailing blanks are void cells; they count for width
     m = max(len(r) for r in rows)
     tokens = [list(r.ljust(m)) for r in rows]
     positions = [[(first + 1 + k, c + 1) for c in range(m)] for k in range(len(rows))]

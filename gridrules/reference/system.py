@@ -83,7 +83,6 @@ class ReferenceSystem:
     def _values(self, dom: ir.Domain):
         ty = dom.ty
         if ty == ir.INT:
-            lo, hi = (self.inst.doms and None), None
             f = Frame({}, 0)
             lo, hi = self.compiler.expr(dom.lo)(f), self.compiler.expr(dom.hi)(f)
             return range(lo, hi + 1)
@@ -109,6 +108,7 @@ class ReferenceSystem:
     def successors(self, state):
         base = self._values_of(state)
         dynamic = self.inst.dynamic
+        seen = set()  # a move's text must name one move: replays depend on it
         for text, proc, args, cost, nlocals, span in self.moves:
             v = dict(base)
             for name in dynamic:
@@ -127,6 +127,10 @@ class ReferenceSystem:
                 continue
             if k < 0:
                 raise RuleRuntimeError(f"move `{text}` has a negative cost ({k})", span)
+            if text in seen:
+                raise RuleRuntimeError(f"two legal moves are both written `{text}`", span,
+                                       "give the actions notations that tell them apart")
+            seen.add(text)
             yield text, nxt, k
 
     def _any(self, preds, v) -> bool:

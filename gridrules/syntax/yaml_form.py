@@ -131,11 +131,10 @@ class _Reader:
 
     # ---- locations and errors
     def span(self, node: Node) -> Span:
+        """Where a node is: all of it when it is on one line, else its first character (a block: its `|`)."""
         s, e = node.start_mark, node.end_mark
-        if isinstance(node, ScalarNode) and node.style in ("|", ">"):  # the header only
-            e = s
-            return Span(self.src, s.line + 1, s.column + 1, s.line + 1, s.column + 2)
-        if e.line != s.line or e.column <= s.column:
+        block = isinstance(node, ScalarNode) and node.style in ("|", ">")
+        if block or e.line != s.line or e.column <= s.column:
             return Span(self.src, s.line + 1, s.column + 1, s.line + 1, s.column + 2)
         return Span(self.src, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
@@ -257,7 +256,9 @@ class _Reader:
         self.decls.append(A.Game(name, title, self.span(v)))
 
     def entries(self, v, section: str, example: str):
-        """(name, key node, value node) of each entry of a section."""
+        """(name, key node, value node) of each entry of a section; an empty section has none."""
+        if _kind(v) == "empty":
+            return
         for k, val in self.mapping(v, f"`{section}`", example):
             yield self.name(k, "name"), k, val
 
@@ -326,6 +327,8 @@ class _Reader:
         poses = []
         for pname, pk, pv in self.entries(f["poses"][1], f"poses of {what}", "row: (0, 0) (0, 1)"):
             poses.append(A.Pose(pname, self.offsets(pv, f"pose `{pname}`", pk), self.span(pk)))
+        if not poses:
+            raise self.err(f"{what} has no poses", f["poses"][0], _REQUIRED_HINT["poses"])
         rolls = []
         if "rolls" in f:
             for pname, pk, pv in self.entries(f["rolls"][1], f"rolls of {what}",
@@ -484,11 +487,12 @@ class _Reader:
             self.decls.append(A.HeuristicDecl(name, admissible, body, self.span(key)))
 
     def s_levels(self, k, v, top):
-        for key, val in self.mapping(v, "`levels`", "grid: {'#': tile = wall}"):
+        for key, val in [] if _kind(v) == "empty" else self.mapping(v, "`levels`", "grid: {'#': tile = wall}"):
             formats = [x.strip() for x in key.value.split(",")]
             for fmt in formats:
                 if not _NAME.match(fmt):
-                    raise self.err(f"`{fmt}` is not a level format name", key,
+                    raise self.err(f"`{fmt}` is not a level format name" if fmt else
+                                   f"`{key.value}` leaves a level format name out", key,
                                    "name one format, or several separated by commas: `grid, bloxorz`")
             what = f"the legend of level `{key.value}`"
             legend = []

@@ -1,0 +1,83 @@
+"""Every user mistake is exit 2 with a clear message on stderr, never a traceback."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from cli_support import SAMPLE
+
+GOOD_HDU = "3\n0 1 2\n1 1 2\n2 2 1\n0\n"
+
+
+@pytest.mark.parametrize("name, content, extra, message", [
+    ("missing", None, [], "does not exist"),
+    ("binary.txt", b"\x00\x01\x02\xff", [], "binary file"),
+    ("empty.txt", "", [], "the level file is empty"),
+    ("blank.txt", "\n  \n", [], "the level file is empty"),
+    ("ragged.txt", "012\n01\n", [], "ragged grid"),
+    ("unknown.txt", "01?\n012\n", [], "unknown character `?`"),
+    ("colour7.txt", "3\n0 1 7\n1 1 2\n2 2 1\n0\n", [], "value 7 is outside"),
+    ("ok.txt", GOOD_HDU, ["--param", "nosuch=1"], "unknown parameter `nosuch`"),
+    ("ok.txt", GOOD_HDU, ["--param", "colours=many"], "parameter `colours` must be an integer"),
+    ("ok.txt", GOOD_HDU, ["--param", "colours"], "NAME=VALUE"),
+    ("ok.txt", GOOD_HDU, ["--algorithm", "dfs"], "'dfs' is not one of"),
+    ("ok.txt", GOOD_HDU, ["--heuristic", "nosuch"], "no heuristic `nosuch`"),
+    ("ok.txt", GOOD_HDU, ["--level-format", "nosuch"], "does not read `nosuch` levels"),
+    ("ok.txt", GOOD_HDU, ["--max-states", "0"], "--max-states"),
+    ("ok.txt", GOOD_HDU, ["--format", "xml"], "--format"),
+])
+def test_input_errors_exit_2(run, tmp_path, name, content, extra, message):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    r = run("solve", "floodit", path, *extra)
+    assert r.code == 2, r.all
+    assert message in r.err
+    assert "Traceback" not in r.all
+    assert r.out == ""
+
+
+def test_level_errors_point_at_the_cell(run, write):
+    level = write("unknown.txt", "01?\n012\n")
+    r = run("solve", "floodit", level)
+    assert r.code == 2
+    assert f"{level}:1:3: unknown character `?`" in r.err
+    assert "^" in r.err  # the caret under the bad cell
+
+
+def test_colour_out_of_range_with_default_colours(run, write):
+    level = write("colour7.txt", "3\n0 1 7\n1 1 2\n2 2 1\n0\n")
+    r = run("solve", "floodit", level)
+    assert r.code == 2 and f"{level}:2:5:" in r.err and "0..5" in r.err
+
+
+def test_unknown_ruleset(run):
+    r = run("solve", "flodit", SAMPLE)
+    assert r.code == 2 and "no ruleset named `flodit`" in r.err and "floodit" in r.err
+    assert "Traceback" not in r.all
+
+
+def test_missing_rule_file(run, tmp_path):
+    r = run("solve", tmp_path / "nosuch.grl", SAMPLE)
+    assert r.code == 2 and "does not exist" in r.err and "Traceback" not in r.all
+
+
+def test_rule_errors_in_solve_are_exit_2_with_location(run, write):
+    rules = write("bad.grl", "game bad\nlayer colour: 0..5\ngoal: nosuch\n")
+    r = run("solve", rules, SAMPLE)
+    assert r.code == 2 and "Traceback" not in r.all
+    assert re.search(rf"{re.escape(str(rules))}:\d+:\d+: ", r.err)
+
+
+def test_missing_arguments_are_usage_errors(run):
+    r = run("solve", "floodit")
+    assert r.code == 2 and "Missing argument" in r.err
+    r = run("nosuch-command")
+    assert r.code == 2
+
+
+def test_unknown_backend(run):
+    r = run("solve", "floodit", SAMPLE, "--backend", "nosuch")
+    assert r.code == 2 and "unknown backend" in r.err

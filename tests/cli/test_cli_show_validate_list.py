@@ -1,0 +1,213 @@
+"""`gridrules show`, `validate` and `list`, and the generic board renderer."""
+from __future__ import annotations
+
+import json
+import re
+
+from cli_support import SAMPLE
+
+from gridrules import api
+from gridrules.render import Renderer
+from rulesets import bundled
+
+# ---- show ------------------------------------------------------------------------------------------
+
+
+def test_show_prints_every_level_in_its_own_notation(run):
+    r = run("show", "floodit", SAMPLE)
+    assert r.code == 0, r.all
+    assert r.out.splitlines() == ["case 1 (2x2, floodit)", "0 0", "0 0", "",
+                                  "case 2 (3x3, floodit)", "0 1 2", "1 1 2", "2 2 1"]
+
+
+def test_show_solution_prints_the_board_after_each_move(run):
+    r = run("show", "floodit", SAMPLE, "--case", "2", "--solution", "1 2 1")
+    assert r.code == 0, r.all
+    out = r.out
+    assert "move 1/3: 1\n1 1 2\n1 1 2\n2 2 1" in out
+    assert "move 2/3: 2\n2 2 2\n2 2 2\n2 2 1" in out
+    assert "move 3/3: 1\n1 1 1\n1 1 1\n1 1 1" in out
+    assert "goal reached after 3 moves" in out
+
+
+def test_show_rejects_an_illegal_move(run):
+    r = run("show", "floodit", SAMPLE, "--case", "2", "--solution", "1 5")
+    assert r.code == 2
+    assert "move 2 `5` is not legal" in r.err and "legal moves are: 2" in r.err
+    assert "move 1/2: 1" in r.out  # the boards up to the bad move were printed
+    assert "Traceback" not in r.all
+
+
+def test_show_moves_that_do_not_win_exit_1(run):
+    r = run("show", "floodit", SAMPLE, "--case", "2", "--solution", "1")
+    assert r.code == 1 and "not reached" in r.err
+
+
+def test_show_solution_needs_a_case_for_multi_level_files(run):
+    r = run("show", "floodit", SAMPLE, "--solution", "1")
+    assert r.code == 2 and "--case" in r.err
+    r = run("show", "floodit", SAMPLE, "--case", "3")
+    assert r.code == 2 and "holds 2 levels" in r.err
+    r = run("show", "floodit", SAMPLE, "--solve", "--solution", "1")
+    assert r.code == 2
+
+
+def test_show_solve_replays_the_solution(run):
+    r = run("show", "floodit", SAMPLE, "--case", "2", "--solve")
+    assert r.code == 0, r.all
+    assert "solution: 3 moves (optimal): 1 2 1" in r.out and "move 3/3: 1" in r.out
+
+
+def test_show_marks_a_body_and_lists_globals(run, block, write):
+    level = write("b1.txt", "+++....\n+S++++.\n+++++++\n.++++G+\n..++++.\n")
+    r = run("show", block, level, "--solution", "R D")
+    assert r.code == 1, r.all  # two moves do not win
+    boards = r.out.split("\n\n")
+    assert boards[0].splitlines()[1:6] == ["+++....", "+@++++.", "+++++++", ".++++G+", "..++++."]
+    assert "block = Up at 2,2" in boards[0]
+    assert boards[1].splitlines()[0:3] == ["move 1/2: R", "+++....", "++@@++."]  # lying along the row
+    assert "block = Row at 2,3" in boards[1]
+    assert "block = Row at 3,3" in boards[2]
+
+
+def test_show_colour_highlights_instead_of_markers(run, block, write):
+    level = write("b1.txt", "+++....\n+S++++.\n+++++++\n.++++G+\n..++++.\n")
+    r = run("show", block, level, "--color")
+    assert "\x1b[" in r.out and "S" in r.out  # the start tile itself, highlighted
+
+
+# ---- the renderer ----------------------------------------------------------------------------------
+
+
+def test_renderer_keeps_static_markers_and_draws_unlegended_layers_beside(write):
+    rules = write("paint.grl", """\
+game paint "Walker that paints"
+layer wall: bool static
+layer seen: bool
+global me: cell
+global target: cell static
+
+action step(d: dir) "{d}":
+    let n = me + d
+    require on_board(n) and not wall[n]
+    seen[me] = true
+    me = n
+
+goal: me == target
+
+level grid:
+    '.' : pass
+    '#' : wall[here] = true
+    'S' : me = here
+    'T' : target = here
+""")
+    level = write("open.txt", "S..\n.#.\n..T\n")
+    inst = api.load(str(rules), str(level))[0]
+    s = api.system(inst)
+    fmt = inst.game.formats[0]
+    r = Renderer(inst, fmt)
+    state = s.apply(s.apply(inst.initial, "R"), "R")
+    lines = r.board(state).splitlines()
+    assert lines[0].split() == ["board", "seen"]
+    assert lines[1].split() == ["..@", "##@"]
+    assert lines[3].split() == ["..T", "..."]  # the target keeps its own character
+    assert "me = 1,3   (@ on the board)" in lines
+
+
+def test_renderer_falls_back_to_layers_without_a_usable_legend(write):
+    rules = write("numbers.grl", """\
+game nums
+layer height: 0..9
+action up(p: cell) "{p}":
+    require height[p] < 9
+    height[p] += 1
+goal: empty(cells where height < 9)
+level numbers:
+    * : height = value
+""")
+    level = write("n.txt", "1 2\n3 4\n")
+    inst = api.load(str(rules), str(level))[0]
+    text = Renderer(inst, inst.game.formats[0]).board(inst.initial)
+    assert text.splitlines() == ["1 2", "3 4"]
+
+
+# ---- validate --------------------------------------------------------------------------------------
+
+
+def test_validate_bundled_rule_files(run):
+    paths = list(bundled().values())
+    paths += [p for folder in {p.parent for p in paths} for p in sorted(folder.glob("*.yaml"))]
+    r = run("validate", *paths)
+    assert r.code == 0, r.all
+    assert r.out.splitlines() == [f"{p}: ok" for p in paths]
+
+
+def test_validate_by_bundled_name(run):
+    r = run("validate", "floodit")
+    assert r.code == 0 and r.out.strip() == "floodit: ok"
+
+
+def test_validate_syntax_error_is_exit_2_with_location(run, write):
+    rules = write("broken.grl", 'game broken\nlayer colour: 0..5\naction flood(c: 0..5) "{c}":\n'
+                                '    colour[(0, 0)] = c +\ngoal: true\n')
+    r = run("validate", rules)
+    assert r.code == 2
+    assert f"{rules}:4:" in r.err and re.search(r":4:\d+: ", r.err)
+    assert "^" in r.err and "Traceback" not in r.all
+    assert ": ok" not in r.out
+
+
+def test_validate_semantic_error_is_exit_2_with_location(run, write):
+    rules = write("wrong.grl", 'game wrong\nlayer colour: 0..5\naction flood(c: 0..5) "{c}":\n'
+                               '    colour[(0, 0)] = nosuch\ngoal: true\nlevel grid:\n    \'0\'..\'5\' : colour = value\n')
+    r = run("validate", rules)
+    assert r.code == 2
+    assert f"{rules}:4:22: unknown name `nosuch`" in r.err
+    assert "Traceback" not in r.all
+
+
+def test_validate_checks_every_file_and_exits_with_the_worst(run, write):
+    bad = write("bad.grl", "game bad\n")
+    good = bundled()["floodit"]
+    r = run("validate", good, bad)
+    assert r.code == 2
+    assert f"{good}: ok" in r.out and f"{bad}:" in r.err
+
+
+def test_validate_missing_and_binary_files(run, write, tmp_path):
+    r = run("validate", tmp_path / "none.grl")
+    assert r.code == 2 and "does not exist" in r.err
+    r = run("validate", write("bin.grl", b"\x00\x01"))
+    assert r.code == 2 and "binary" in r.err and "Traceback" not in r.all
+
+
+def test_validate_levels(run, write):
+    r = run("validate", "floodit", "--level", SAMPLE)
+    assert r.code == 0, r.all
+    assert f"{SAMPLE}: ok (2 levels, format hdu4127)" in r.out
+    bad = write("colour7.txt", "3\n0 1 7\n1 1 2\n2 2 1\n0\n")
+    r = run("validate", "floodit", "--level", bad)
+    assert r.code == 2 and f"{bad}:2:5:" in r.err
+
+
+# ---- list ------------------------------------------------------------------------------------------
+
+
+def test_list_shows_bundled_rulesets(run):
+    r = run("list")
+    assert r.code == 0, r.all
+    assert "floodit — Flood-It" in r.out
+    assert "param colours: int = 6" in r.out
+    assert "level formats: hdu4127, grid" in r.out
+    assert r.err == ""
+
+
+def test_list_json(run):
+    r = run("list", "--format", "json")
+    assert r.code == 0
+    infos = {x["name"]: x for x in map(json.loads, r.out.splitlines())}
+    assert set(infos) == set(bundled())
+    flood = infos["floodit"]
+    assert flood["title"] == "Flood-It"
+    assert {"name": "colours", "type": "int", "default": "6"} in flood["params"]
+    assert "hdu4127-sample.txt" in flood["sample_levels"]

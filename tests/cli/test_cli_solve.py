@@ -1,0 +1,220 @@
+"""`gridrules solve`: answers, JSON Lines, verification, exit codes."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from cli_support import ROOT, SAMPLE
+
+from gridrules import api
+from gridrules.cli import EXIT_BUDGET, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVABLE, worst
+
+
+def replay(inst, moves):
+    """Replay moves with the reference system; the final state and the total cost."""
+    s = api.system(inst)
+    state, cost = s.initial(), 0
+    for m in moves:
+        step = next(((nxt, k) for text, nxt, k in s.successors(state) if text == m), None)
+        assert step is not None, f"move {m} is not legal"
+        state, cost = step[0], cost + step[1]
+    return s, state, cost
+
+
+def test_hdu_sample_text(run):
+    r = run("solve", "floodit", SAMPLE)
+    assert r.code == EXIT_OK, r.all
+    assert r.out.splitlines() == ["case 1: 0 moves (optimal)", "case 2: 3 moves (optimal): 1 2 1"]
+    assert r.err == ""  # no progress or chatter when stderr is not a terminal
+
+
+def test_hdu_sample_answers_are_0_and_3_with_every_algorithm(run):
+    for algorithm in ("bfs", "astar", "idastar", "iddfs"):
+        r = run("solve", "floodit", SAMPLE, "--algorithm", algorithm, "--format", "json")
+        assert r.code == EXIT_OK, r.all
+        records = [json.loads(line) for line in r.out.splitlines()]
+        assert [x["cost"] for x in records] == [0, 3]
+        assert all(x["optimal"] and x["verified"] and x["algorithm"] == algorithm for x in records)
+
+
+def test_hdu_sample_json_fields_and_moves_replay(run):
+    r = run("solve", "floodit", SAMPLE, "--format", "json")
+    assert r.code == EXIT_OK, r.all
+    lines = r.out.splitlines()
+    assert len(lines) == 2  # JSON Lines: one object per level
+    records = [json.loads(line) for line in lines]
+    insts = api.load("floodit", str(SAMPLE))
+    for rec, inst in zip(records, insts):
+        for key in ("level", "status", "cost", "length", "moves", "optimal", "verified", "algorithm", "stats"):
+            assert key in rec
+        assert set(rec["stats"]) >= {"expanded", "generated", "seconds"}
+        assert rec["status"] == "solved" and rec["optimal"] is True and rec["verified"] is True
+        assert rec["algorithm"] == "astar"  # floodit declares admissible heuristics
+        assert rec["length"] == len(rec["moves"]) and all(isinstance(m, str) for m in rec["moves"])
+        s, state, cost = replay(inst, rec["moves"])
+        assert s.is_goal(state) and cost == rec["cost"]
+    assert [x["level"] for x in records] == ["case 1", "case 2"]
+    assert [x["cost"] for x in records] == [0, 3]
+
+
+def test_single_level_file_prints_summary_then_moves(run, write):
+    level = write("board.txt", "012\n112\n221\n")
+    r = run("solve", "floodit", level)
+    assert r.code == EXIT_OK, r.all
+    assert r.out.splitlines() == ["3 moves (optimal)", "1 2 1"]
+
+
+def test_bundled_sample_found_by_name(run):
+    r = run("solve", "floodit", "hdu4127-sample.txt")
+    assert r.code == EXIT_OK, r.all
+    assert "case 2: 3 moves (optimal)" in r.out
+
+
+def test_default_algorithm_is_bfs_without_admissible_heuristic(run, walk, write):
+    level = write("open.txt", "S..\n.#.\n..T\n")
+    r = run("solve", walk, level, "--format", "json")
+    rec = json.loads(r.out)
+    assert r.code == EXIT_OK and rec["algorithm"] == "bfs" and rec["cost"] == 4 and rec["optimal"]
+
+
+def test_inadmissible_heuristic_is_not_claimed_optimal(run, walk, write):
+    level = write("open.txt", "S..\n.#.\n..T\n")
+    r = run("solve", walk, level, "--heuristic", "far", "--format", "json")
+    rec = json.loads(r.out)
+    assert r.code == EXIT_OK and rec["status"] == "solved" and rec["verified"]
+    assert rec["algorithm"] == "astar" and rec["heuristic"] == "far" and rec["optimal"] is False
+    r = run("solve", walk, level, "--heuristic", "far")
+    assert "(not proven optimal)" in r.out
+
+
+def test_impossible_level_is_proved_unsolvable(run, walk, write):
+    level = write("walled.txt", "S.#T\n..#.\n")
+    r = run("solve", walk, level)
+    assert r.code == EXIT_UNSOLVABLE, r.all
+    assert "unsolvable" in r.out
+    r = run("solve", walk, level, "--format", "json")
+    rec = json.loads(r.out)
+    assert r.code == EXIT_UNSOLVABLE
+    assert rec["status"] == "unsolvable" and rec["optimal"] is True and rec["moves"] is None
+    assert rec["verified"] is False
+
+
+def test_max_states_1_exhausts_the_budget(run, write):
+    level = write("b5.txt", "14412\n43540\n40324\n11534\n43351\n")
+    r = run("solve", "floodit", level, "--max-states", "1")
+    assert r.code == EXIT_BUDGET, r.all
+    assert "budget exhausted" in r.out
+    r = run("solve", "floodit", level, "--max-states", "1", "--format", "json")
+    rec = json.loads(r.out)
+    assert r.code == EXIT_BUDGET and rec["status"] == "budget_exhausted" and rec["optimal"] is False
+
+
+def test_exit_code_is_the_worst_of_the_levels():
+    assert worst([]) == EXIT_OK
+    assert worst([EXIT_OK, EXIT_UNSOLVABLE, EXIT_OK]) == EXIT_UNSOLVABLE
+    assert worst([EXIT_UNSOLVABLE, EXIT_BUDGET]) == EXIT_BUDGET
+    assert worst([EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_UNSOLVABLE]) == EXIT_INTERRUPTED
+    assert worst([EXIT_INTERRUPTED, EXIT_INTERNAL]) == EXIT_INTERNAL
+
+
+def test_a_solution_that_does_not_replay_is_an_internal_error(run, monkeypatch):
+    import solvers
+    from solvers import Solution, Stats
+
+    def bogus(system, algorithm, budget):
+        return Solution("solved", ("5",), 1, True, Stats(), algorithm)
+
+    monkeypatch.setattr(solvers, "solve", bogus)
+    r = run("solve", "floodit", SAMPLE, "--format", "json")
+    assert r.code == EXIT_INTERNAL
+    assert "failed verification" in r.err and "Traceback" not in r.all
+    assert all(json.loads(line)["verified"] is False for line in r.out.splitlines())
+
+
+def test_unexpected_exception_is_exit_4_with_traceback_only_on_request(run, monkeypatch):
+    import solvers
+
+    def broken(system, algorithm, budget):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(solvers, "solve", broken)
+    r = run("solve", "floodit", SAMPLE)
+    assert r.code == EXIT_INTERNAL
+    assert "internal error" in r.err and "boom" in r.err and "report" in r.err
+    assert "Traceback" not in r.all
+    r = run("solve", "floodit", SAMPLE, env={"GRIDRULES_DEBUG": "1"})
+    assert r.code == EXIT_INTERNAL and "Traceback" in r.err
+
+
+def test_interrupted_search_prints_best_so_far_and_exits_130(run, monkeypatch):
+    import solvers
+    from solvers import Solution, Stats
+
+    def interrupted(system, algorithm, budget):
+        if system.inst.level == "case 1":
+            return Solution("solved", (), 0, True, Stats(), algorithm)
+        return Solution("interrupted", ("1", "2", "1"), 3, False, Stats(), algorithm)
+
+    monkeypatch.setattr(solvers, "solve", interrupted)
+    r = run("solve", "floodit", SAMPLE)
+    assert r.code == EXIT_INTERRUPTED
+    assert "case 2: interrupted" in r.out and "best found: 3 moves (not proven optimal): 1 2 1" in r.out
+
+
+def test_ctrl_c_outside_the_search_exits_130(run, monkeypatch):
+    from gridrules import cli
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_load", interrupt)
+    r = run("solve", "floodit", SAMPLE)
+    assert r.code == EXIT_INTERRUPTED and "interrupted" in r.err and "Traceback" not in r.all
+
+
+def test_progress_reporter_runs_only_after_a_second():
+    from gridrules.cli import _Progress
+    from solvers import Stats
+
+    quiet = _Progress("", "astar", enabled=False)
+    quiet(Stats(expanded=10, seconds=5.0))
+    assert quiet.live is None
+    p = _Progress("case 1: ", "bfs", enabled=True)
+    p(Stats(expanded=10, seconds=0.5))
+    assert not p.shown
+    p(Stats(expanded=1000, seconds=2.0, depth=7))
+    assert p.shown and "case 1: bfs: 1,000 states expanded, depth 7, 500 states/s" in p.text(Stats(1000, seconds=2.0, depth=7))
+    p(Stats(expanded=2000, seconds=2.5, depth=8))
+    p.close()
+    assert p.live is None
+
+
+def test_verbose_prints_statistics_on_stderr(run):
+    r = run("solve", "floodit", SAMPLE, "-v")
+    assert r.code == EXIT_OK
+    assert "expanded" in r.err and "expanded" not in r.out
+
+
+def test_help_documents_exit_codes_and_default_algorithm(run):
+    r = run("solve", "--help")
+    assert r.code == 0
+    assert "Exit codes" in r.out and "130" in r.out
+    assert "astar" in r.out and "admissible" in r.out and "bfs" in r.out
+
+
+def test_installed_entry_point_and_python_m(tmp_path):
+    exe = shutil.which("gridrules")
+    if exe is None:
+        pytest.skip("the gridrules console script is not installed (pip install -e .)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([exe, "solve", "floodit", str(SAMPLE)], capture_output=True, text=True, cwd=tmp_path,
+                       env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["case 1: 0 moves (optimal)", "case 2: 3 moves (optimal): 1 2 1"]
+    p = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", str(tmp_path / "none.txt")],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert p.returncode == 2 and "does not exist" in p.stderr and "Traceback" not in p.stderr

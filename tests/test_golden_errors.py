@@ -1,0 +1,191 @@
+"""Golden tests: the exact text gridrules prints for every distinct error message a user can get.
+
+Each case is a small, realistic input with exactly one mistake, next to a `.out` file holding the expected
+rendering (`file:line:col: message`, the source line, a caret line, an optional `hint:` line):
+
+  tests/golden/rules/NAME.grl      a rule file; NAME.out is what `compile_rules` reports (or its warnings)
+  tests/golden/levels/NAME.txt     a level file, read with the rule file, parameters and format that
+                                   LEVEL_CASES below names; NAME.out is what loading it reports
+  tests/golden/runtime/NAME.grl    a rule file and its level NAME.txt that load fine; NAME.out is the
+                                   RuleRuntimeError that exploring the first moves raises
+
+Paths are relative to the repository root (the tests run from there), so the outputs are stable.
+
+To regenerate every .out after an intended change of wording or location, run
+
+    GOLDEN_UPDATE=1 python -m pytest tests/test_golden_errors.py
+
+and review `git diff tests/golden` before committing.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from gridrules.api import compile_rules, load, system
+from gridrules.errors import Diagnostic, ErrorList, GridrulesError, RuleRuntimeError
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+UPDATE = os.environ.get("GOLDEN_UPDATE") == "1"
+
+FLOODIT = "rulesets/floodit/floodit.grl"
+BLOXORZ = "rulesets/bloxorz/bloxorz.grl"
+OWN = "tests/golden/levels/rules/"
+
+# level case -> (rule file, --param values, forced level format or None)
+LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
+    "grid_ragged": (FLOODIT, [], None),
+    "grid_blank_line": (FLOODIT, [], None),
+    "grid_unknown_character": (FLOODIT, [], None),
+    "grid_value_outside_domain": (FLOODIT, [], None),
+    "empty_file": (FLOODIT, [], None),
+    "hdu4127_ends_early": (FLOODIT, [], None),
+    "hdu4127_not_a_number": (FLOODIT, [], None),
+    "hdu4127_data_after_end": (FLOODIT, [], None),
+    "hdu4127_negative_size": (FLOODIT, [], "hdu4127"),
+    "hdu4127_no_board": (FLOODIT, [], None),
+    "hdu4127_value_outside_domain": (FLOODIT, [], None),
+    "floodit_no_colours": (FLOODIT, ["colours=0"], None),
+    "bloxorz_two_starts": (BLOXORZ, [], None),
+    "bloxorz_no_start": (BLOXORZ, [], None),
+    "bloxorz_no_hole": (BLOXORZ, [], None),
+    "bloxorz_unknown_character": (BLOXORZ, [], None),
+    "bloxorz_bad_header": (BLOXORZ, [], "bloxorz_seed002"),
+    "bloxorz_zero_size": (BLOXORZ, [], None),
+    "bloxorz_too_few_rows": (BLOXORZ, [], None),
+    "bloxorz_row_too_long": (BLOXORZ, [], None),
+    "bloxorz_described_twice": (BLOXORZ, [], None),
+    "bloxorz_split_line": (BLOXORZ, [], None),
+    "bloxorz_split_outside": (BLOXORZ, [], None),
+    "bloxorz_switch_line": (BLOXORZ, [], None),
+    "bloxorz_not_a_bridge": (BLOXORZ, [], None),
+    "bloxorz_bridge_line": (BLOXORZ, [], None),
+    "bloxorz_unexpected_line": (BLOXORZ, [], None),
+    "bloxorz_undescribed": (BLOXORZ, [], None),
+    "bloxorz_own_no_separator": (BLOXORZ, [], None),
+    "bloxorz_own_empty_map": (BLOXORZ, [], None),
+    "bloxorz_own_bad_line": (BLOXORZ, [], None),
+    "bloxorz_own_teleport_letter": (BLOXORZ, [], None),
+    "bloxorz_own_teleport_line": (BLOXORZ, [], None),
+    "bloxorz_own_teleport_outside": (BLOXORZ, [], None),
+    "bloxorz_own_switch_letter": (BLOXORZ, [], None),
+    "bloxorz_own_switch_weight": (BLOXORZ, [], None),
+    "bloxorz_own_switch_effect": (BLOXORZ, [], None),
+    "bloxorz_own_bridge_letter": (BLOXORZ, [], None),
+    "bloxorz_own_bridge_state": (BLOXORZ, [], None),
+    "bloxorz_own_undescribed": (BLOXORZ, [], None),
+    "bloxorz_undeclared_global": (OWN + "bloxorz_undeclared_global.grl", [], None),
+    "bloxorz_enum_lacks_value": (OWN + "bloxorz_enum_lacks_value.grl", [], None),
+    "bloxorz_array_shape": (OWN + "bloxorz_array_shape.grl", [], None),
+    "numbers_ragged": (OWN + "heights.grl", [], None),
+    "numbers_blank_line": (OWN + "heights.grl", [], None),
+    "numbers_legend_characters": (OWN + "heights_characters.grl", [], None),
+    "array_size_zero": (OWN + "tally.grl", ["kinds=0"], None),
+    "roller_no_start": (OWN + "roller.grl", [], None),
+    "roller_two_starts": (OWN + "roller.grl", [], None),
+    "roller_no_exit": (OWN + "roller.grl", [], None),
+    "roller_start_at_edge": (OWN + "roller_beside.grl", [], None),
+}
+
+LOCATED = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): ")
+
+
+@pytest.fixture(autouse=True)
+def _at_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def _names(folder: str, suffix: str) -> list[str]:
+    return sorted(p.name[: -len(suffix)] for p in (GOLDEN / folder).glob("*" + suffix))
+
+
+def _diagnostics(err: GridrulesError) -> list[Diagnostic]:
+    return list(err.errors) if isinstance(err, ErrorList) else [err]
+
+
+def _compare(out: Path, rendered: str, paths: tuple[str, ...]) -> None:
+    """The rendering is located and traceback-free, and equals the golden text (or rewrites it)."""
+    assert "Traceback" not in rendered
+    first = rendered.splitlines()[0]
+    m = LOCATED.match(first)
+    assert m, f"not `path:line:col: message`: {first!r}"
+    assert m["path"] in paths, f"{m['path']} is none of {paths}"
+    text = rendered + "\n"
+    if UPDATE:
+        out.write_text(text)
+        return
+    assert out.exists(), f"{out} is missing: run with GOLDEN_UPDATE=1 to create it"
+    assert text == out.read_text(), f"{out.name} differs (GOLDEN_UPDATE=1 rewrites it)"
+
+
+def _located(err: GridrulesError) -> None:
+    for d in _diagnostics(err):
+        assert d.span is not None, f"unlocated diagnostic: {d.message}"
+
+
+# ---- rule files ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", _names("rules", ".grl"))
+def test_rule_file(name):
+    path = f"tests/golden/rules/{name}.grl"
+    text = (ROOT / path).read_text()
+    try:
+        _, warnings = compile_rules(text, path)
+    except GridrulesError as err:
+        _located(err)
+        rendered = err.render()
+    else:
+        assert warnings, f"{path} compiled without any error or warning"
+        rendered = "\n".join(w.render() for w in warnings)
+    _compare(GOLDEN / "rules" / f"{name}.out", rendered, (path,))
+
+
+# ---- level files --------------------------------------------------------------------------------
+def test_level_cases_match_files():
+    assert sorted(LEVEL_CASES) == _names("levels", ".txt")
+
+
+@pytest.mark.parametrize("name", sorted(LEVEL_CASES))
+def test_level_file(name):
+    rules, params, fmt = LEVEL_CASES[name]
+    level = f"tests/golden/levels/{name}.txt"
+    with pytest.raises(GridrulesError) as info:
+        load(rules, level, params, level_format=fmt)
+    err = info.value
+    _located(err)
+    _compare(GOLDEN / "levels" / f"{name}.out", err.render(), (level, rules))
+
+
+# ---- errors while the rules run -----------------------------------------------------------------
+def _explore(inst, limit: int = 200) -> None:
+    """Breadth-first over the first `limit` states: enough to reach each runtime golden's mistake."""
+    sys_ = system(inst)
+    seen = {inst.initial}
+    todo = deque([inst.initial])
+    while todo and len(seen) < limit:
+        state = todo.popleft()
+        for _, nxt, _ in sys_.successors(state):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+
+
+@pytest.mark.parametrize("name", _names("runtime", ".grl"))
+def test_runtime_error(name):
+    rules, level = f"tests/golden/runtime/{name}.grl", f"tests/golden/runtime/{name}.txt"
+    (inst,) = load(rules, level)
+    with pytest.raises(RuleRuntimeError) as info:
+        _explore(inst)
+    _located(info.value)
+    _compare(GOLDEN / "runtime" / f"{name}.out", info.value.render(), (rules,))
+
+
+def test_every_golden_has_its_input():
+    """No stale .out files: each belongs to a case that runs."""
+    for folder, suffix in (("rules", ".grl"), ("levels", ".txt"), ("runtime", ".grl")):
+        inputs = set(_names(folder, suffix))
+        assert set(_names(folder, ".out")) <= inputs, folder
