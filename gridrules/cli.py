@@ -633,6 +633,15 @@ def validate(ctx, files, levels, params, level_format):
 
 
 # ---- list ------------------------------------------------------------------------------------------
+def _param_default_text(p) -> str:
+    """A parameter's default as --param would take it: constant cells count from 1, like moves."""
+    from . import ir
+    d = p.default
+    if isinstance(d, ir.MakeCell) and isinstance(d.row, ir.Const) and isinstance(d.col, ir.Const):
+        return f"{d.row.value + 1},{d.col.value + 1}"
+    return _expr_text(d)
+
+
 def _expr_text(e) -> str:
     """An expression as written in its rule file (from its span), else a plain rendering of simple ones."""
     from . import ir
@@ -674,7 +683,7 @@ def _ruleset_info(name: str, path: Path) -> dict:
         "name": name,
         "title": game.title,
         "rules": str(path),
-        "params": [{"name": p.name, "type": _domain_text(p.domain), "default": _expr_text(p.default)}
+        "params": [{"name": p.name, "type": _domain_text(p.domain), "default": _param_default_text(p)}
                    for p in game.params],
         "level_formats": [f.format for f in game.formats],
         "heuristics": [{"name": h.name, "admissible": h.admissible} for h in game.heuristics],
