@@ -139,8 +139,9 @@ def read_bloxorz(src: Source):
     if not src.text.strip():
         raise _empty(src)
     try:
-        sep = next(i for i, ln in enumerate(lines) if ln.strip() == "---")
-    except StopIteration:
+        # the last `---` line: a map row of fragile tiles may read `---` too, a fact line never does
+        sep = max(i for i, ln in enumerate(lines) if ln.strip() == "---")
+    except ValueError:
         fact = next((i for i, ln in enumerate(lines) if _OWN_LINE.match(ln.strip())), None)
         if fact is not None:  # the facts are there: `---` is missing before the first one
             raise LevelError("expected a line `---` after the map", Span(src, fact + 1, 1, fact + 1, len(lines[fact]) + 1),
