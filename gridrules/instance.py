@@ -372,7 +372,7 @@ def _bind_value(game, g: ir.GlobalInfo, dom: Dom, shape, value, fmt):
         if dom.kind == "bool" and not isinstance(x, bool):
             raise RuleError(f"level format `{fmt.format}` gives `{g.name}` the value {x!r}, not a bool", g.span)
         if dom.kind == "cell" and x is not None and not (isinstance(x, tuple) and len(x) == 2):
-            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` {x!r}, not a cell", g.span)
+            raise RuleError(f"level format `{fmt.format}` gives `{g.name}` the value {x!r}, not a cell", g.span)
         return x
 
     if shape is None:

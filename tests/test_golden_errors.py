@@ -82,6 +82,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_undeclared_global": (OWN + "bloxorz_undeclared_global.grl", [], None),
     "bloxorz_enum_lacks_value": (OWN + "bloxorz_enum_lacks_value.grl", [], None),
     "bloxorz_array_shape": (OWN + "bloxorz_array_shape.grl", [], None),
+    "bloxorz_teleport_table_type": (OWN + "bloxorz_plain.grl", [], None),
     "numbers_ragged": (OWN + "heights.grl", [], None),
     "numbers_blank_line": (OWN + "heights.grl", [], None),
     "numbers_legend_characters": (OWN + "heights_characters.grl", [], None),
