@@ -64,7 +64,7 @@ class Diagnostic(GridrulesError):
             return head + (f"\n  hint: {self.hint}" if self.hint else "")
         out = [f"{self.span}: {kind}{self.message}"]
         text = self.span.source.line_text(self.span.line)
-        if text or self.span.line:
+        if text.strip():  # an empty file or line has nothing to point at
             shown = text.replace("\t", " ")
             out.append("  " + shown)
             width = 1

@@ -10,20 +10,20 @@ from solvers import solve
 
 WALKER = """
 game walker
-global at: cell static
+global target: cell static
 global pos: cell
 layer wall: bool static
 action step(d: dir) "{d}":
     pos = pos + d
     require on_board(pos) and not wall[pos]
-goal: pos == at
+goal: pos == target
 init:
-    require at != none else "no goal `G`"
+    require target != none else "no goal `G`"
 level grid:
     '.' : wall = false
     '#' : wall = true
     'S' : pos = here
-    'G' : at = here
+    'G' : target = here
 """
 
 

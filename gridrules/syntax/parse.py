@@ -20,6 +20,27 @@ class _Blocks(Indenter):
     DEDENT_type = "_DEDENT"
     tab_len = 4
 
+    def process(self, stream):
+        # The contextual lexer reads a keyword as a NAME where no keyword fits (`global in: ...`); such a name
+        # could never be used in an expression, so it is refused where it is declared.
+        prev = None
+        for tok in super().process(stream):
+            if tok.type == "NAME" and tok.value in RESERVED and not (prev is not None and prev.type == "DOT"):
+                raise _ReservedWord(tok)  # (a field after `.` may be a keyword: `block.at`)
+            prev = tok
+            yield tok
+
+
+# Words of statements and expressions; they cannot name anything.
+RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass cost "
+                     "when static admissible".split())
+
+
+class _ReservedWord(Exception):
+    def __init__(self, tok):
+        super().__init__(tok.value)
+        self.tok = tok
+
 
 @functools.lru_cache(maxsize=None)
 def _parser(start: str) -> Lark:
@@ -512,6 +533,11 @@ def _parse(text: str, src: Source, shift: Shift = None):
         tree = _parser("start").parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(err, src, text, shift) from None
+    except _ReservedWord as err:
+        tok = err.tok
+        span = Span(src, tok.line, tok.column, tok.line, tok.column + len(tok.value))
+        raise RuleError(f"`{tok.value}` is a reserved word and cannot be used as a name",
+                        span.shifted(src, *shift) if shift else span) from None
     except DedentError:
         lineno = _dedent_line(text)
         raw = text.split("\n")[lineno - 1] if lineno <= len(text.split("\n")) else ""
