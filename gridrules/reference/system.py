@@ -48,8 +48,9 @@ class ReferenceSystem:
         self.compiler = c
         self.statics = dict(inst.statics)
         # action instances: every parameter combination whose `when` holds, in declaration order
-        self.moves = []  # (text, action proc, args, cost fn, span)
-        for action in game.actions:
+        self.moves = []  # (text, action proc, args, cost fn, locals, span)
+        self.move_actions = []  # the index of each move's action in game.actions
+        for ai, action in enumerate(game.actions):
             proc = c.procedure(action.proc)
             cost = c.expr(action.cost)
             domains = [self._values(dom) for _, dom in action.proc.params]
@@ -60,6 +61,7 @@ class ReferenceSystem:
                 if when(f):
                     self.moves.append((move_text(action, args, inst), proc, args, cost, action.proc.nlocals,
                                        action.span))
+                    self.move_actions.append(ai)
         self.goals = [c.expr(g) for g in game.goals]
         self.fails = [c.expr(x) for x in game.fails]
         self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}

@@ -1,0 +1,20 @@
+"""The compiled backend: each game instance's IR lowered to Python source, compiled by numba, cached on disk.
+
+Generated modules live in a cache directory gridrules owns (GRIDRULES_CACHE, else ~/.cache/gridrules), named by
+a hash of their source, the gridrules version and the numba version, so a changed rule file or upgrade never
+reuses stale native code; numba's own cache of each module's machine code sits beside them.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("GRIDRULES_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gridrules")
+    return Path(root)
+
+
+# numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one).
+os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))

@@ -1,0 +1,874 @@
+"""Lowering: one game instance's IR -> Python source for numba (`@njit`), the compiled backend's input.
+
+The generated module works on packed states (uint64 arrays laid out by layout.py) and on a decoded working
+copy: every layer as a row of `D` (dynamic) or `SL` (static) int64 arrays over the cells, every global as
+slots of the int64 arrays `g` (dynamic) and `SG` (static) — a cell takes two slots (row, col; `none` has row
+NONE), a body three (pose, row, col). Sets of cells are uint64 arrays (runtime.py). Expressions become
+straight-line code with temporaries, so `and`, `or` and calls keep their order and laziness. The source
+depends only on the game, the parameters and the board size — not on one level's contents — so levels of one
+size share one compiled module.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..instance import Instance
+from ..layout import Layout
+
+NONE = -(1 << 40)
+
+
+class Unsupported(Exception):
+    """A construct the compiled backend cannot lower yet (reported to the user, never a silent fallback)."""
+
+
+class Out:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 1
+
+    def __call__(self, line: str):
+        self.lines.append("    " * self.depth + line)
+
+    def indent(self):
+        self.depth += 1
+
+    def dedent(self):
+        self.depth -= 1
+
+
+class Lowering:
+    def __init__(self, inst: Instance, heuristic: str | None):
+        self.inst = inst
+        self.game = inst.game
+        self.rows, self.cols = inst.rows, inst.cols
+        self.n = inst.rows * inst.cols
+        self.k = max(1, -(-self.n // 64))
+        self.heuristic = heuristic
+        self.errors: list[tuple[str, object]] = []  # code -> (message, span)
+        self.tmp = 0
+        # where every layer and global lives
+        self.dyn_layers = [l.name for l in self.game.layers if not l.static]
+        self.static_layers = [l.name for l in self.game.layers if l.static]
+        self.gslots: dict[str, tuple[str, int, int]] = {}  # name -> (array, offset, width per element)
+        sizes = {"g": 0, "SG": 0}
+        for g in self.game.globals:
+            kind = inst.doms[g.name].kind
+            width = {"cell": 2, "body": 3}.get(kind, 1)
+            arr = "SG" if g.static else "g"
+            count = 1
+            for d in inst.dims.get(g.name, ()):
+                count *= d
+            self.gslots[g.name] = (arr, sizes[arr], width)
+            sizes[arr] += width * count
+        self.ng, self.nsg = max(1, sizes["g"]), max(1, sizes["SG"])
+        self.bodies = {b.name: i for i, b in enumerate(self.game.bodies)}
+        for layer in self.game.layers:
+            if inst.doms[layer.name].kind in ("cell", "body"):
+                raise Unsupported(f"layer `{layer.name}` holds cells; the compiled backend stores ints, bools and "
+                                  "enums per cell")
+
+    # ---- helpers
+    def t(self, base="t") -> str:
+        self.tmp += 1
+        return f"{base}{self.tmp}"
+
+    def fault(self, message: str, span) -> str:
+        self.errors.append((message, span))
+        return f'raise ValueError("gridrules:{len(self.errors) - 1}")'
+
+    def cell_index(self, o: Out, cell, what: str, span) -> str:
+        r, c = cell
+        i = self.t("i")
+        o(f"if not (0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}):")
+        o.indent()
+        o(self.fault(f"{what} outside the {self.rows}x{self.cols} board", span))
+        o.dedent()
+        o(f"{i} = {r} * {self.cols} + {c}")
+        return i
+
+    def layer_ref(self, name: str) -> str:
+        if name in self.dyn_layers:
+            return f"D[{self.dyn_layers.index(name)}]"
+        return f"SL[{self.static_layers.index(name)}]"
+
+    # ---- expressions: each returns code for its value (a tuple of codes for cells, bodies, ranges)
+    def ex(self, e: ir.Expr, o: Out, ctx):
+        return getattr(self, "x_" + type(e).__name__)(e, o, ctx)
+
+    def x_Const(self, e, o, ctx):
+        v = e.value
+        if e.ty == ir.CELL:
+            return (str(NONE), "0") if v is None else (str(v[0]), str(v[1]))
+        if isinstance(v, bool):
+            return "True" if v else "False"
+        return str(v)
+
+    def x_ParamRef(self, e, o, ctx):
+        v = self.inst.params[e.name]
+        if e.ty == ir.CELL:
+            return (str(v[0]), str(v[1]))
+        if isinstance(v, bool):
+            return "True" if v else "False"
+        return str(v)
+
+    def x_BoardSize(self, e, o, ctx):
+        return str(self.rows if e.which == "rows" else self.cols)
+
+    def x_AllCells(self, e, o, ctx):
+        return "FULL"
+
+    def x_Local(self, e, o, ctx):
+        return self.local(e.slot, e.ty)
+
+    def local(self, slot, ty):
+        if ty == ir.CELL or ty == ir.RANGE:
+            return (f"l{slot}a", f"l{slot}b")
+        if ty.kind == "body":
+            return (f"l{slot}p", f"l{slot}a", f"l{slot}b")
+        return f"l{slot}"
+
+    def x_Here(self, e, o, ctx):
+        if not ctx.get("here"):
+            raise Unsupported("`here` outside a cell condition")
+        return ctx["here"][-1]
+
+    def x_TokenValue(self, e, o, ctx):
+        raise Unsupported("`value` outside a legend")
+
+    def _slots(self, name, flat: str | None, o: Out, span):
+        arr, off, width = self.gslots[name]
+        if flat is None:
+            base = str(off)
+        else:
+            base = self.t("j")
+            o(f"{base} = {off} + {flat} * {width}")
+        return arr, base, width
+
+    def _read_slots(self, ty, arr, base):
+        if ty == ir.CELL:
+            return (f"{arr}[{base}]", f"{arr}[{base} + 1]")
+        if ty.kind == "body":
+            return (f"{arr}[{base}]", f"{arr}[{base} + 1]", f"{arr}[{base} + 2]")
+        if ty == ir.BOOL:
+            return f"({arr}[{base}] != 0)"
+        return f"{arr}[{base}]"
+
+    def x_GlobalRef(self, e, o, ctx):
+        arr, base, _ = self._slots(e.name, None, o, e.span)
+        return self._snap(self._read_slots(e.ty, arr, base), o)
+
+    def _snap(self, value, o: Out):
+        """Copy a value into temporaries (a later store must not change what was read)."""
+        if isinstance(value, tuple):
+            names = tuple(self.t() for _ in value)
+            o(", ".join(names) + " = " + ", ".join(value))
+            return names
+        name = self.t()
+        o(f"{name} = {value}")
+        return name
+
+    def flat_index(self, name, index, o: Out, ctx, span) -> str:
+        dims = self.inst.dims[name]
+        flat = self.t("f")
+        o(f"{flat} = 0")
+        stride = 1
+        strides = []
+        for d in reversed(dims):
+            strides.append(stride)
+            stride *= d
+        strides.reverse()
+        for x, d, s in zip(index, dims, strides):
+            v = self.ex(x, o, ctx)
+            o(f"if not 0 <= {v} < {d}:")
+            o.indent()
+            o(self.fault(f"an index is outside `{name}` (size {d})", span))
+            o.dedent()
+            o(f"{flat} += {v} * {s}")
+        return flat
+
+    def x_ArrayAt(self, e, o, ctx):
+        flat = self.flat_index(e.name, e.index, o, ctx, e.span)
+        arr, base, _ = self._slots(e.name, flat, o, e.span)
+        return self._snap(self._read_slots(e.ty, arr, base), o)
+
+    def x_LayerAt(self, e, o, ctx):
+        ref = self.layer_ref(e.layer)
+        if isinstance(e.cell, ir.Here):
+            i = ctx["here_index"][-1]
+        else:
+            i = self.cell_index(o, self.ex(e.cell, o, ctx), f"reading layer `{e.layer}`", e.span)
+        v = self.t()
+        o(f"{v} = {ref}[{i}]" + (" != 0" if e.ty == ir.BOOL else ""))
+        return v
+
+    def x_Unary(self, e, o, ctx):
+        x = self.ex(e.operand, o, ctx)
+        return f"(not {x})" if e.op == "not" else f"(-{x})"
+
+    def x_BinOp(self, e, o, ctx):
+        op = e.op
+        if op in ("and", "or"):
+            v = self.t()
+            a = self.ex(e.left, o, ctx)
+            o(f"{v} = {a}")
+            o(f"if {'' if op == 'and' else 'not '}{v}:")
+            o.indent()
+            b = self.ex(e.right, o, ctx)
+            o(f"{v} = {b}")
+            o.dedent()
+            return v
+        a = self.ex(e.left, o, ctx)
+        b = self.ex(e.right, o, ctx)
+        lt, rt = e.left.ty, e.right.ty
+        if op in ("==", "!="):
+            if lt == ir.SET:
+                code = f"rt.same({a}, {b})"
+            elif isinstance(a, tuple):
+                code = "(" + " and ".join(f"{x} == {y}" for x, y in zip(a, b)) + ")"
+            else:
+                code = f"({a} == {b})"
+            return code if op == "==" else f"(not {code})"
+        if op in ("<", "<=", ">", ">="):
+            return f"({a} {op} {b})"
+        if op == "in":
+            if rt == ir.SET:
+                v = self.t()
+                o(f"{v} = 0 <= {a[0]} < {self.rows} and 0 <= {a[1]} < {self.cols} and "
+                  f"rt.has({b}, {a[0]} * {self.cols} + {a[1]})")
+                return v
+            return f"({b[0]} <= {a} <= {b[1]})"
+        if op in ("/", "%"):
+            o(f"if {b} == 0:")
+            o.indent()
+            o(self.fault("division by zero", e.span))
+            o.dedent()
+            return f"({a} {'//' if op == '/' else '%'} {b})"
+        if op == "*":
+            return f"({a} * {b})"
+        if lt == ir.INT:
+            return f"({a} {op} {b})"
+        if lt == ir.CELL and rt == ir.DIR:
+            return self._snap((f"({a[0]} + DR[{b}] if {a[0]} != NONE else NONE)", f"({a[1]} + DC[{b}])"), o)
+        if lt == ir.CELL and rt == ir.CELL:
+            return self._snap((f"({a[0]} {op} {b[0]} if {a[0]} != NONE and {b[0]} != NONE else NONE)",
+                               f"({a[1]} {op} {b[1]})"), o)
+        sa = self.as_set(a, lt, o)
+        sb = self.as_set(b, rt, o)
+        fn = {"|": "union", "&": "inter", "-": "minus"}[op]
+        return self._snap(f"rt.{fn}({sa}, {sb})", o)
+
+    def as_set(self, value, ty, o: Out) -> str:
+        if ty == ir.SET:
+            return value
+        r, c = value
+        s = self.t("s")
+        o(f"if 0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}:")
+        o.indent()
+        o(f"{s} = rt.single({r} * {self.cols} + {c}, {self.k})")
+        o.dedent()
+        o("else:")
+        o.indent()
+        o(f"{s} = rt.empty_set({self.k})")
+        o.dedent()
+        return s
+
+    def _for_cells(self, setcode: str, o: Out, ctx):
+        """Open a loop over the cells of a set, binding `here`; returns the index variable."""
+        i = self.t("c")
+        hr, hc = self.t("hr"), self.t("hc")
+        o(f"for {i} in rt.members({setcode}):")
+        o.indent()
+        o(f"{hr} = {i} // {self.cols}")
+        o(f"{hc} = {i} % {self.cols}")
+        ctx.setdefault("here", []).append((hr, hc))
+        ctx.setdefault("here_index", []).append(i)
+        return i
+
+    def _end_cells(self, o: Out, ctx):
+        ctx["here"].pop()
+        ctx["here_index"].pop()
+        o.dedent()
+
+    def x_Where(self, e, o, ctx):
+        s = self.ex(e.cells, o, ctx)
+        out = self.t("s")
+        o(f"{out} = rt.empty_set({self.k})")
+        i = self._for_cells(s, o, ctx)
+        p = self.ex(e.pred, o, ctx)
+        o(f"if {p}:")
+        o.indent()
+        o(f"rt.add({out}, {i})")
+        o.dedent()
+        self._end_cells(o, ctx)
+        return out
+
+    def x_MakeCell(self, e, o, ctx):
+        return self._snap((self.ex(e.row, o, ctx), self.ex(e.col, o, ctx)), o)
+
+    def x_MakeBody(self, e, o, ctx):
+        r, c = self.ex(e.anchor, o, ctx)
+        return self._snap((str(e.pose), r, c), o)
+
+    def x_FieldOf(self, e, o, ctx):
+        b = self.ex(e.base, o, ctx)
+        if e.base.ty == ir.CELL:
+            o(f"if {b[0]} == NONE:")
+            o.indent()
+            o(self.fault(f"`none` has no {e.field}", e.span))
+            o.dedent()
+            return b[0] if e.field == "row" else b[1]
+        if e.field == "pose":
+            return b[0]
+        o(f"if {b[1]} == NONE:")
+        o.indent()
+        o(self.fault("`none` has no row", e.span))
+        o.dedent()
+        return (b[1], b[2])
+
+    def x_RangeOf(self, e, o, ctx):
+        return (self.ex(e.lo, o, ctx), self.ex(e.hi, o, ctx))
+
+    def x_CallDef(self, e, o, ctx):
+        proc = self.game.proc(e.name)
+        args = []
+        for a in e.args:
+            v = self.ex(a, o, ctx)
+            args.extend(v if isinstance(v, tuple) else (v,))
+        call = f"def_{e.name}({', '.join(args + ['D', 'g', 'SL', 'SG', 'FULL', 'ab'])})"
+        if proc.returns == ir.VOID:
+            o(call)
+            v = "0"
+        else:
+            v = self._call_value(call, proc.returns, o)
+        if proc.can_reject:
+            o("if ab[0] != 0:")
+            o.indent()
+            o(ctx["abort"])
+            o.dedent()
+        return v
+
+    def _call_value(self, call, ty, o):
+        if ty == ir.CELL or ty == ir.RANGE:
+            names = (self.t(), self.t())
+        elif ty.kind == "body":
+            names = (self.t(), self.t(), self.t())
+        else:
+            names = self.t()
+        o((", ".join(names) if isinstance(names, tuple) else names) + f" = {call}")
+        return names
+
+    def x_Builtin(self, e, o, ctx):
+        return getattr(self, "b_" + e.name)(e, o, ctx)
+
+    def b_region(self, e, o, ctx):
+        seeds, pred = e.args
+        s0 = self.as_set(self.ex(seeds, o, ctx), seeds.ty, o)
+        inside, frontier, rejected, grown = self.t("s"), self.t("s"), self.t("s"), self.t("s")
+        o(f"{inside} = {s0}.copy()")
+        o(f"{frontier} = {s0}.copy()")
+        o(f"{rejected} = rt.empty_set({self.k})")
+        o(f"while rt.nonempty({frontier}):")
+        o.indent()
+        o(f"{grown} = rt.empty_set({self.k})")
+        i = self._for_cells(f"rt.minus(rt.minus(rt.neighbours({frontier}, {self.rows}, {self.cols}), {inside}), "
+                            f"{rejected})", o, ctx)
+        p = self.ex(pred, o, ctx)
+        o(f"if {p}:")
+        o.indent()
+        o(f"rt.add({grown}, {i})")
+        o.dedent()
+        o("else:")
+        o.indent()
+        o(f"rt.add({rejected}, {i})")
+        o.dedent()
+        self._end_cells(o, ctx)
+        o(f"{inside} = {inside} | {grown}")
+        o(f"{frontier} = {grown}")
+        o.dedent()
+        return inside
+
+    def b_neighbours(self, e, o, ctx):
+        (x,) = e.args
+        s = self.as_set(self.ex(x, o, ctx), x.ty, o)
+        return self._snap(f"rt.neighbours({s}, {self.rows}, {self.cols})", o)
+
+    def b_count(self, e, o, ctx):
+        return f"rt.count({self.ex(e.args[0], o, ctx)})"
+
+    def b_any(self, e, o, ctx):
+        return f"rt.nonempty({self.ex(e.args[0], o, ctx)})"
+
+    def b_empty(self, e, o, ctx):
+        return f"(not rt.nonempty({self.ex(e.args[0], o, ctx)}))"
+
+    def b_distinct(self, e, o, ctx):
+        s = self.ex(e.args[0], o, ctx)
+        vals, n = self.t("v"), self.t("n")
+        o(f"{vals} = np.empty(rt.count({s}), np.int64)")
+        o(f"{n} = 0")
+        self._for_cells(s, o, ctx)
+        v = self.ex(e.args[1], o, ctx)
+        o(f"{vals}[{n}] = {v}")
+        o(f"{n} += 1")
+        self._end_cells(o, ctx)
+        return f"rt.distinct_count({vals})"
+
+    def _covered(self, body_name, b, o):
+        """Loop header over a body's covered cells; yields (row, col) names."""
+        bi = self.bodies[body_name]
+        k, r, c = self.t("k"), self.t("r"), self.t("c")
+        o(f"for {k} in range(BODY_N[{bi}, {b[0]}]):")
+        o.indent()
+        o(f"{r} = {b[1]} + BODY_OFF[{bi}, {b[0]}, {k}, 0]")
+        o(f"{c} = {b[2]} + BODY_OFF[{bi}, {b[0]}, {k}, 1]")
+        return r, c
+
+    def b_on_board(self, e, o, ctx):
+        (x,) = e.args
+        v = self.ex(x, o, ctx)
+        if x.ty == ir.CELL:
+            return f"(0 <= {v[0]} < {self.rows} and 0 <= {v[1]} < {self.cols})"
+        ok = self.t()
+        o(f"{ok} = {v[1]} != NONE")
+        r, c = self._covered(x.ty.name, v, o)
+        o(f"if not (0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}):")
+        o.indent()
+        o(f"{ok} = False")
+        o.dedent()
+        o.dedent()
+        return ok
+
+    def b_cells(self, e, o, ctx):
+        (x,) = e.args
+        v = self.ex(x, o, ctx)
+        s = self.t("s")
+        o(f"{s} = rt.empty_set({self.k})")
+        o(f"if {v[1]} != NONE:")
+        o.indent()
+        r, c = self._covered(x.ty.name, v, o)
+        o(f"if 0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}:")
+        o.indent()
+        o(f"rt.add({s}, {r} * {self.cols} + {c})")
+        o.dedent()
+        o.dedent()
+        o.dedent()
+        return s
+
+    def b_adjacent(self, e, o, ctx):
+        a, b = (self.ex(x, o, ctx) for x in e.args)
+        return (f"({a[0]} != NONE and {b[0]} != NONE and abs({a[0]} - {b[0]}) + abs({a[1]} - {b[1]}) == 1)")
+
+    def b_abs(self, e, o, ctx):
+        return f"abs({self.ex(e.args[0], o, ctx)})"
+
+    def b_min(self, e, o, ctx):
+        return "min(" + ", ".join(self.ex(x, o, ctx) for x in e.args) + ")"
+
+    def b_max(self, e, o, ctx):
+        return "max(" + ", ".join(self.ex(x, o, ctx) for x in e.args) + ")"
+
+    def b_first(self, e, o, ctx):
+        s = self.ex(e.args[0], o, ctx)
+        i = self.t("i")
+        o(f"{i} = rt.first({s})")
+        return self._snap((f"({i} // {self.cols} if {i} >= 0 else NONE)", f"({i} % {self.cols} if {i} >= 0 else 0)"), o)
+
+    def b_roll(self, e, o, ctx):
+        x, d = e.args
+        b = self.ex(x, o, ctx)
+        dv = self.ex(d, o, ctx)
+        bi = self.bodies[x.ty.name]
+        p = self.t()
+        o(f"{p} = {b[0]}")
+        return self._snap((f"ROLL[{bi}, {p}, {dv}, 0]", f"({b[1]} + ROLL[{bi}, {p}, {dv}, 1] if {b[1]} != NONE else NONE)",
+                           f"({b[2]} + ROLL[{bi}, {p}, {dv}, 2])"), o)
+
+    # ---- statements
+    def block(self, stmts, o: Out, ctx):
+        if not stmts:
+            o("pass")
+        for s in stmts:
+            getattr(self, "s_" + type(s).__name__)(s, o, ctx)
+
+    def s_SetLocal(self, s, o, ctx):
+        v = self.ex(s.value, o, ctx)
+        names = self.local(s.slot, s.value.ty)
+        if isinstance(names, tuple):
+            o(", ".join(names) + " = " + ", ".join(v))
+        else:
+            o(f"{names} = {v}")
+
+    def _check_int(self, name, v, o, span):
+        dom = self.inst.doms[name]
+        if dom.kind == "int" and (dom.lo > -(1 << 62) or dom.hi < (1 << 62)):
+            o(f"if not {dom.lo} <= {v} <= {dom.hi}:")
+            o.indent()
+            o(self.fault(f"a value is outside `{name}`'s domain {dom.lo}..{dom.hi}", span))
+            o.dedent()
+
+    def _store(self, name, ty, arr, base, v, o):
+        if isinstance(v, tuple):
+            for j, part in enumerate(v):
+                o(f"{arr}[{base} + {j}] = {part}")
+        else:
+            o(f"{arr}[{base}] = {v}")
+
+    def s_SetGlobal(self, s, o, ctx):
+        v = self.ex(s.value, o, ctx)
+        if not isinstance(v, tuple):
+            v = self._snap(v, o)
+            self._check_int(s.name, v, o, s.span)
+        arr, base, _ = self._slots(s.name, None, o, s.span)
+        self._store(s.name, s.value.ty, arr, base, v, o)
+
+    def s_SetArray(self, s, o, ctx):
+        v = self.ex(s.value, o, ctx)
+        if not isinstance(v, tuple):
+            v = self._snap(v, o)
+            self._check_int(s.name, v, o, s.span)
+        flat = self.flat_index(s.name, s.index, o, ctx, s.span)
+        arr, base, _ = self._slots(s.name, flat, o, s.span)
+        self._store(s.name, s.value.ty, arr, base, v, o)
+
+    def s_SetLayer(self, s, o, ctx):
+        v = self._snap(self.ex(s.value, o, ctx), o)
+        self._check_int(s.layer, v, o, s.span)
+        ref = self.layer_ref(s.layer)
+        if s.where.ty == ir.SET:
+            cells = self.ex(s.where, o, ctx)
+            i = self.t("c")
+            o(f"for {i} in rt.members({cells}):")
+            o.indent()
+            o(f"{ref}[{i}] = {v}")
+            o.dedent()
+            return
+        if isinstance(s.where, ir.Here):
+            i = ctx["here_index"][-1]
+        else:
+            i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
+        o(f"{ref}[{i}] = {v}")
+
+    def s_Require(self, s, o, ctx):
+        c = self.ex(s.cond, o, ctx)
+        o(f"if not {c}:")
+        o.indent()
+        if ctx["kind"] == "def":
+            o("ab[0] = 1")
+        o(ctx["abort"])
+        o.dedent()
+
+    def s_Return(self, s, o, ctx):
+        v = self.ex(s.value, o, ctx)
+        o("return " + (", ".join(v) if isinstance(v, tuple) else str(v)))
+
+    def s_Eval(self, s, o, ctx):
+        self.ex(s.call, o, ctx)
+
+    def s_If(self, s, o, ctx):
+        # each condition's temporaries must run only when the earlier branches failed: nest the elifs
+        depth = 0
+        for n, (cond, body) in enumerate(s.branches):
+            c = self.ex(cond, o, ctx)
+            o(f"if {c}:")
+            o.indent()
+            self.block(body, o, ctx)
+            o.dedent()
+            if n + 1 < len(s.branches) or s.orelse:
+                o("else:")
+                o.indent()
+                depth += 1
+        if s.orelse:
+            self.block(s.orelse, o, ctx)
+        elif depth:
+            o("pass")
+        for _ in range(depth):
+            o.dedent()
+
+    def s_For(self, s, o, ctx):
+        var = self.local(s.slot, ir.CELL if s.iter.ty == ir.SET else ir.INT)
+        it = s.iter
+        if isinstance(it, ir.Const) and it.value is None:
+            count = 4 if it.ty == ir.DIR else len(self.game.enum_values(it.ty.name))
+            o(f"for {var} in range({count}):")
+        elif it.ty == ir.RANGE:
+            lo, hi = self.ex(it, o, ctx)
+            o(f"for {var} in range({lo}, {hi} + 1):")
+        else:
+            cells = self.ex(it, o, ctx)
+            i = self.t("c")
+            o(f"for {i} in rt.members({cells}):")
+            o.indent()
+            o(f"{var[0]} = {i} // {self.cols}")
+            o(f"{var[1]} = {i} % {self.cols}")
+            self.block(s.body, o, ctx)
+            o.dedent()
+            return
+        o.indent()
+        self.block(s.body, o, ctx)
+        o.dedent()
+
+    def s_While(self, s, o, ctx):
+        n = self.t("w")
+        o(f"{n} = 0")
+        o("while True:")
+        o.indent()
+        c = self.ex(s.cond, o, ctx)
+        o(f"if not {c}:")
+        o.indent()
+        o("break")
+        o.dedent()
+        o(f"{n} += 1")
+        o(f"if {n} > 1000000:")
+        o.indent()
+        o(self.fault("this loop ran 1,000,000 times; does it ever end?", s.span))
+        o.dedent()
+        self.block(s.body, o, ctx)
+        o.dedent()
+
+    # ---- functions
+    def params_code(self, proc: ir.Procedure) -> list[str]:
+        out = []
+        for slot, (_, dom) in enumerate(proc.params):
+            v = self.local(slot, dom.ty)
+            out.extend(v if isinstance(v, tuple) else (v,))
+        return out
+
+    def function(self, name: str, proc_params: list[str], body, kind: str, abort: str, tail: str | None) -> str:
+        o = Out()
+        ctx = {"kind": kind, "abort": abort, "here": [], "here_index": []}
+        self.block(body, o, ctx)
+        if tail:
+            o(tail)
+        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D', 'g', 'SL', 'SG', 'FULL', 'ab'])}):\n"
+        return head + "\n".join(o.lines) + "\n"
+
+    def dummy(self, ty) -> str:
+        """A return of the right type, for a def that stops early (its caller checks `ab`)."""
+        if ty == ir.CELL or ty == ir.RANGE:
+            return "return NONE, 0"
+        if ty.kind == "body":
+            return "return 0, NONE, 0"
+        if ty == ir.SET:
+            return f"return rt.empty_set({self.k})"
+        if ty == ir.BOOL:
+            return "return False"
+        return "return 0"
+
+
+
+# ---- the whole module ----------------------------------------------------------------------------------
+def _state_code(low: Lowering, layout: Layout) -> str:
+    """_decode(s) -> D, g and _encode(D, g, out): the layout of layout.py, in native code."""
+    inst = low.inst
+    n = low.n
+    dec = Out()
+    enc = Out()
+    dec(f"D = np.zeros(({max(1, len(low.dyn_layers))}, {n}), np.int64)")
+    dec(f"g = np.zeros({low.ng}, np.int64)")
+    enc(f"for w in range({layout.words}):")
+    enc.indent()
+    enc("out[w] = np.uint64(0)")
+    enc.dedent()
+    for plane in layout.planes:
+        li = low.dyn_layers.index(plane.layer)
+        dec(f"for i in range({n}):")
+        dec.indent()
+        dec(f"if (s[{plane.word} + (i >> 6)] >> np.uint64(i & 63)) & np.uint64(1):")
+        dec.indent()
+        dec(f"D[{li}, i] |= {1 << plane.bit}")
+        dec.dedent()
+        dec.dedent()
+    for li, name in enumerate(low.dyn_layers):
+        lo = inst.doms[name].lo if inst.doms[name].kind == "int" else 0
+        if lo:
+            dec(f"D[{li}] += {lo}")
+    for plane in layout.planes:
+        li = low.dyn_layers.index(plane.layer)
+        lo = inst.doms[plane.layer].lo if inst.doms[plane.layer].kind == "int" else 0
+        enc(f"for i in range({n}):")
+        enc.indent()
+        enc(f"if ((D[{li}, i] - {lo}) >> {plane.bit}) & 1:")
+        enc.indent()
+        enc(f"out[{plane.word} + (i >> 6)] |= np.uint64(1) << np.uint64(i & 63)")
+        enc.dedent()
+        enc.dedent()
+    for slot in layout.slots:
+        dom = inst.doms[slot.name]
+        arr, off, width = low.gslots[slot.name]
+        base = off + slot.index * width
+        mask = (1 << slot.width) - 1
+        code = f"((s[{slot.word}] >> np.uint64({slot.shift})) & np.uint64({mask}))"
+        if dom.kind == "int":
+            dec(f"g[{base}] = np.int64({code}) + {dom.lo}")
+            enc(f"out[{slot.word}] |= np.uint64(g[{base}] - {dom.lo}) << np.uint64({slot.shift})")
+            continue
+        if dom.kind in ("bool", "enum", "dir"):
+            dec(f"g[{base}] = np.int64({code})")
+            enc(f"out[{slot.word}] |= np.uint64(g[{base}]) << np.uint64({slot.shift})")
+            continue
+        cell_at = base if dom.kind == "cell" else base + 1
+        dec(f"x = np.int64({code})")
+        if dom.kind == "body":
+            dec(f"g[{base}] = x // {n + 1}")
+            dec(f"x = x % {n + 1}")
+        dec(f"if x == {n}:")
+        dec.indent()
+        dec(f"g[{cell_at}] = NONE")
+        dec(f"g[{cell_at + 1}] = 0")
+        dec.dedent()
+        dec("else:")
+        dec.indent()
+        dec(f"g[{cell_at}] = x // {low.cols}")
+        dec(f"g[{cell_at + 1}] = x % {low.cols}")
+        dec.dedent()
+        enc(f"if g[{cell_at}] == NONE:")
+        enc.indent()
+        enc(f"x = {n}")
+        enc.dedent()
+        enc(f"elif 0 <= g[{cell_at}] < {low.rows} and 0 <= g[{cell_at + 1}] < {low.cols}:")
+        enc.indent()
+        enc(f"x = g[{cell_at}] * {low.cols} + g[{cell_at + 1}]")
+        enc.dedent()
+        enc("else:")
+        enc.indent()
+        enc(low.fault(f"`{slot.name}` would be stored holding a cell outside the {low.rows}x{low.cols} board",
+                      None))
+        enc.dedent()
+        if dom.kind == "body":
+            enc(f"x += g[{base}] * {n + 1}")
+        enc(f"out[{slot.word}] |= np.uint64(x) << np.uint64({slot.shift})")
+    dec("return D, g")
+    enc("return")
+    return ("@njit(cache=True)\ndef _decode(s):\n" + "\n".join(dec.lines) + "\n\n\n"
+            "@njit(cache=True)\ndef _encode(D, g, out):\n" + "\n".join(enc.lines) + "\n")
+
+
+def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list]:
+    """The module's source, its lowering (error table) and the action instances (what each move index is)."""
+    low = Lowering(inst, heuristic)
+    game = inst.game
+    parts = [
+        "# Generated by gridrules from " + game.path.replace("\n", " ") + ": do not edit.",
+        "import numpy as np",
+        "from numba import njit",
+        "from gridrules.compiled import runtime as rt",
+        "",
+        f"NONE = {NONE}",
+        "DR = np.array([0, 0, -1, 1], np.int64)",
+        "DC = np.array([-1, 1, 0, 0], np.int64)",
+    ]
+    # bodies: covered cells and roll tables as constant arrays
+    nb = max(1, len(game.bodies))
+    npose = max([len(b.poses) for b in game.bodies] + [1])
+    ncell = max([len(c) for b in game.bodies for c in b.cells] + [1])
+    off = [[[[0, 0] for _ in range(ncell)] for _ in range(npose)] for _ in range(nb)]
+    cnt = [[0] * npose for _ in range(nb)]
+    roll = [[[[0, 0, 0] for _ in range(4)] for _ in range(npose)] for _ in range(nb)]
+    for bi, b in enumerate(game.bodies):
+        for pi, cells in enumerate(b.cells):
+            cnt[bi][pi] = len(cells)
+            for k, (dr, dc) in enumerate(cells):
+                off[bi][pi][k] = [dr, dc]
+            for di, (to, (dr, dc)) in enumerate(b.rolls[pi]):
+                roll[bi][pi][di] = [to, dr, dc]
+    parts += [f"BODY_OFF = np.array({off}, np.int64)", f"BODY_N = np.array({cnt}, np.int64)",
+              f"ROLL = np.array({roll}, np.int64)", "", ""]
+    parts.append(_state_code(low, inst.layout))
+    for d in game.defs:
+        tail = low.dummy(d.returns)
+        parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
+    # actions: one function per action; the move list enumerates parameter values whose `when` holds
+    from ..reference.system import ReferenceSystem
+
+    ref = ReferenceSystem(inst)
+    moves = []  # (text, action index, args)
+    for ai, action in enumerate(game.actions):
+        parts.append(low.function(f"act_{ai}", low.params_code(action.proc), action.proc.body, "action",
+                                  "return False", "return True"))
+        cost_proc = ir.Procedure("cost", action.proc.params, (ir.Return(action.cost),), action.proc.nlocals)
+        parts.append(low.function(f"cost_{ai}", low.params_code(action.proc), cost_proc.body, "heuristic",
+                                  "return 0", None))
+    for (text, _, args, _, _, _), ai in zip(ref.moves, ref.move_actions):
+        moves.append((text, ai, args))
+    for hi, h in enumerate(game.heuristics):
+        parts.append(low.function(f"h_{hi}", [], h.proc.body, "heuristic", "return 0", None))
+    parts.append(_any_function(low, "_goal", game.goals))
+    parts.append(_any_function(low, "_dead", game.fails))
+    parts.append(_dispatch(low, game, moves))
+    return "\n".join(parts) + "\n", low, moves
+
+
+def _any_function(low: Lowering, name: str, exprs) -> str:
+    o = Out()
+    ctx = {"kind": "pred", "abort": "return False", "here": [], "here_index": []}
+    for e in exprs:
+        v = low.ex(e, o, ctx)
+        o(f"if {v}:")
+        o.indent()
+        o("return True")
+        o.dedent()
+    o("return False")
+    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, FULL, ab):\n" + "\n".join(o.lines) + "\n"
+
+
+def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
+    """expand / goal / heuristic over packed states: the entry points the system and native searches use."""
+    o = Out()
+    words = low.inst.layout.words
+    o("D0, g0 = _decode(s)")
+    o("FULL = rt.full_set(%d, %d)" % (low.n, low.k))
+    o("ab = np.zeros(1, np.int64)")
+    o("n = 0")
+    o("for m in range(MA.shape[0]):")
+    o.indent()
+    o("a = MA[m]")
+    o("D = D0.copy()")
+    o("g = g0.copy()")
+    o("ab[0] = 0")
+    first = True
+    for ai, action in enumerate(game.actions):
+        args = []
+        col = 0
+        for _, dom in action.proc.params:
+            if dom.ty == ir.CELL:
+                args += [f"MARG[m, {col}]", f"MARG[m, {col + 1}]"]
+                col += 2
+            elif dom.ty == ir.BOOL:
+                args.append(f"MARG[m, {col}] != 0")
+                col += 1
+            else:
+                args.append(f"MARG[m, {col}]")
+                col += 1
+        o(f"{'if' if first else 'elif'} a == {ai}:")
+        first = False
+        o.indent()
+        call_args = ", ".join(args + ["D", "g", "SL", "SG", "FULL", "ab"])
+        o(f"k = cost_{ai}({call_args})")
+        o(f"ok = act_{ai}({call_args})")
+        o.dedent()
+    o("else:")
+    o.indent()
+    o("ok = False")
+    o("k = 0")
+    o.dedent()
+    o("if ok and not _dead(D, g, SL, SG, FULL, ab):")
+    o.indent()
+    o("_encode(D, g, OUT[n])")
+    o("MOVE[n] = m")
+    o("COST[n] = k")
+    o("n += 1")
+    o.dedent()
+    o.dedent()
+    o("return n")
+    expand = ("@njit(cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST):\n" + "\n".join(o.lines) + "\n")
+    hs = [i for i, h in enumerate(game.heuristics)
+          if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
+    h_lines = ["@njit(cache=True)", "def heuristic(s, SL, SG):", "    D, g = _decode(s)",
+               f"    FULL = rt.full_set({low.n}, {low.k})", "    ab = np.zeros(1, np.int64)", "    best = 0"]
+    for i in hs:
+        h_lines += [f"    v = h_{i}(D, g, SL, SG, FULL, ab)", "    if v > best:", "        best = v"]
+    h_lines.append("    return best")
+    goal = ["@njit(cache=True)", "def goal(s, SL, SG):", "    D, g = _decode(s)",
+            f"    FULL = rt.full_set({low.n}, {low.k})", "    ab = np.zeros(1, np.int64)",
+            "    return _goal(D, g, SL, SG, FULL, ab)"]
+    return expand + "\n\n" + "\n".join(h_lines) + "\n\n\n" + "\n".join(goal) + "\n"

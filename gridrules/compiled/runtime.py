@@ -1,0 +1,143 @@
+"""Native helpers that generated code calls: sets of cells as arrays of uint64 words (bit i = cell i).
+
+Written once, compiled once (cached), used by every rule file. Each helper returns a new array and never
+changes its inputs, so generated code can share set values freely.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+ONE = uint64(1)
+
+
+@njit(cache=True)
+def empty_set(k):
+    return np.zeros(k, np.uint64)
+
+
+@njit(cache=True)
+def full_set(n, k):
+    out = np.zeros(k, np.uint64)
+    for i in range(n):
+        out[i >> 6] |= ONE << uint64(i & 63)
+    return out
+
+
+@njit(cache=True)
+def single(i, k):
+    out = np.zeros(k, np.uint64)
+    if i >= 0:
+        out[i >> 6] |= ONE << uint64(i & 63)
+    return out
+
+
+@njit(cache=True)
+def has(a, i):
+    return (a[i >> 6] >> uint64(i & 63)) & ONE != 0
+
+
+@njit(cache=True)
+def add(a, i):
+    a[i >> 6] |= ONE << uint64(i & 63)
+
+
+@njit(cache=True)
+def union(a, b):
+    return a | b
+
+
+@njit(cache=True)
+def inter(a, b):
+    return a & b
+
+
+@njit(cache=True)
+def minus(a, b):
+    return a & ~b
+
+
+@njit(cache=True)
+def same(a, b):
+    for j in range(a.shape[0]):
+        if a[j] != b[j]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def count(a):
+    n = 0
+    for j in range(a.shape[0]):
+        x = a[j]
+        while x:
+            x &= x - ONE
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def nonempty(a):
+    for j in range(a.shape[0]):
+        if a[j] != 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def first(a):
+    """The lowest cell index in the set, or -1."""
+    for j in range(a.shape[0]):
+        x = a[j]
+        if x:
+            b = 0
+            while (x >> uint64(b)) & ONE == 0:
+                b += 1
+            return j * 64 + b
+    return -1
+
+
+@njit(cache=True)
+def members(a):
+    """The cell indices of a set, ascending (row-major order)."""
+    out = np.empty(count(a), np.int64)
+    n = 0
+    for j in range(a.shape[0]):
+        x = a[j]
+        b = 0
+        while x:
+            if x & ONE:
+                out[n] = j * 64 + b
+                n += 1
+            x >>= ONE
+            b += 1
+    return out
+
+
+@njit(cache=True)
+def neighbours(a, rows, cols):
+    """Cells 4-adjacent to the set and not in it."""
+    out = np.zeros(a.shape[0], np.uint64)
+    for i in members(a):
+        r, c = i // cols, i % cols
+        if r > 0:
+            add(out, i - cols)
+        if r + 1 < rows:
+            add(out, i + cols)
+        if c > 0:
+            add(out, i - 1)
+        if c + 1 < cols:
+            add(out, i + 1)
+    return out & ~a
+
+
+@njit(cache=True)
+def distinct_count(values):
+    if values.shape[0] == 0:
+        return 0
+    v = np.sort(values)
+    n = 1
+    for j in range(1, v.shape[0]):
+        if v[j] != v[j - 1]:
+            n += 1
+    return n

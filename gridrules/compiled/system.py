@@ -1,0 +1,154 @@
+"""A game instance as a TransitionSystem run by generated native code (numba)."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from . import cache_dir
+from .codegen import Unsupported, generate
+from ..errors import RuleRuntimeError, UsageError
+from ..instance import Instance
+
+
+def _versions() -> str:
+    import numba
+
+    from .. import __version__
+
+    return f"gridrules {__version__} numba {numba.__version__}"
+
+
+def load_module(source: str):
+    """Import generated source from the cache (writing it first, atomically, if it is new)."""
+    digest = hashlib.sha256((source + _versions()).encode()).hexdigest()[:20]
+    name = f"gridrules_gen_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = cache_dir() / "modules"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.py"
+    if not path.exists() or path.read_text() != source:
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # numba's cache needs the module registered before it runs
+    spec.loader.exec_module(module)
+    return module
+
+
+class CompiledSystem:
+    """successors / is_goal / heuristic through native code; states are the same tuples of words as the
+    reference backend's, so the two can be compared state by state."""
+
+    backend = "compiled"
+
+    def __init__(self, inst: Instance, heuristic: str | None = None):
+        self.inst = inst
+        try:
+            source, low, moves = generate(inst, heuristic)
+        except Unsupported as err:
+            raise UsageError(f"the compiled backend cannot run `{inst.game.name}` yet: {err}; "
+                             "use --backend reference") from None
+        self.source = source
+        self.faults = low.errors
+        self.mod = load_module(source)
+        self.moves = [text for text, _, _ in moves]
+        width = max([sum(2 if isinstance(a, tuple) else 1 for a in args) for _, _, args in moves] + [1])
+        self.MA = np.array([ai for _, ai, _ in moves] or [0], np.int64)[: len(moves)]
+        marg = np.zeros((max(1, len(moves)), width), np.int64)
+        for m, (_, _, args) in enumerate(moves):
+            col = 0
+            for a in args:
+                for part in (a if isinstance(a, tuple) else (a,)):
+                    marg[m, col] = int(part)
+                    col += 1
+        self.MARG = marg
+        self.SL, self.SG = self._statics(low)
+        words = inst.layout.words
+        self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
+        self.MOVE = np.zeros(max(1, len(moves)), np.int64)
+        self.COST = np.zeros(max(1, len(moves)), np.int64)
+        game = inst.game
+        self.heuristic_name = heuristic
+        self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
+        self.min_move_cost = 0
+
+    def _statics(self, low):
+        inst = self.inst
+        n = inst.rows * inst.cols
+        sl = np.zeros((max(1, len(low.static_layers)), n), np.int64)
+        for li, name in enumerate(low.static_layers):
+            sl[li] = [_int(x) for x in inst.statics[name]]
+        sg = np.zeros(low.nsg, np.int64)
+        for name, (arr, off, width) in low.gslots.items():
+            if arr != "SG":
+                continue
+            value = inst.statics[name]
+            items = value if name in inst.dims else (value,)
+            for j, x in enumerate(items):
+                parts = _slots(inst.doms[name].kind, x)
+                for k, p in enumerate(parts):
+                    sg[off + j * width + k] = p
+        return sl, sg
+
+    def _run(self, fn, *args):
+        try:
+            return fn(*args)
+        except ValueError as err:
+            text = str(err)
+            if text.startswith("gridrules:"):
+                message, span = self.faults[int(text.split(":")[1])]
+                raise RuleRuntimeError(message, span) from None
+            raise
+
+    # ---- TransitionSystem
+    def initial(self):
+        return self.inst.initial
+
+    def successors(self, state):
+        s = np.array(state, np.uint64)
+        n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST)
+        out = []
+        seen = set()
+        for i in range(n):
+            text = self.moves[self.MOVE[i]]
+            if text in seen:
+                raise RuleRuntimeError(f"two legal moves are both written `{text}`", None)
+            seen.add(text)
+            out.append((text, tuple(int(w) for w in self.OUT[i]), int(self.COST[i])))
+        return out
+
+    def is_goal(self, state) -> bool:
+        return bool(self._run(self.mod.goal, np.array(state, np.uint64), self.SL, self.SG))
+
+    def heuristic(self, state) -> int:
+        return int(self._run(self.mod.heuristic, np.array(state, np.uint64), self.SL, self.SG))
+
+    def apply(self, state, move: str):
+        for text, nxt, _ in self.successors(state):
+            if text == move:
+                return nxt
+        return None
+
+
+def _int(x) -> int:
+    return int(x) if not isinstance(x, bool) else int(x)
+
+
+def _slots(kind, x):
+    from .codegen import NONE
+
+    if kind == "cell":
+        return (NONE, 0) if x is None else x
+    if kind == "body":
+        pose, cell = x
+        return (pose, NONE, 0) if cell is None else (pose, cell[0], cell[1])
+    return (int(x),)
