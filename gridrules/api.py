@@ -113,12 +113,20 @@ def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
     return [instantiate(game, raw, fmt, overrides) for raw in raws]
 
 
-def system(inst: Instance, backend: str = "reference", heuristic: str | None = None):
-    from .reference import ReferenceSystem
+BACKENDS = ("reference", "compiled")
 
-    if backend != "reference":
-        raise UsageError(f"unknown backend `{backend}` (available: reference)")
+
+def system(inst: Instance, backend: str = "reference", heuristic: str | None = None):
+    """The instance as a TransitionSystem: `reference` (the plain-Python oracle) or `compiled` (numba)."""
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend `{backend}` (available: {', '.join(BACKENDS)})")
     if heuristic is not None and heuristic not in {h.name for h in inst.game.heuristics}:
         names = ", ".join(h.name for h in inst.game.heuristics) or "none"
         raise UsageError(f"`{inst.game.name}` has no heuristic `{heuristic}` (it has: {names})")
+    if backend == "compiled":
+        from .compiled.system import CompiledSystem
+
+        return CompiledSystem(inst, heuristic)
+    from .reference import ReferenceSystem
+
     return ReferenceSystem(inst, heuristic)

@@ -440,7 +440,10 @@ def _verbose_stats(out: Outcome, count: int) -> None:
               help="text: a summary line and the moves per level; json: one JSON object per level per line.")
 @param_option
 @level_format_option
-@click.option("--backend", default="reference", show_default=True, help="The transition system's backend.")
+@click.option("--backend", type=click.Choice(["reference", "compiled"]), default="reference", show_default=True,
+              help="The transition system's backend: `reference` (plain Python, the oracle) or `compiled` "
+                   "(rules lowered to native code with numba; first use of a rule file compiles, later runs "
+                   "use the cache).")
 @click.option("--verbose", "-v", is_flag=True, help="Print search statistics on stderr.")
 @click.pass_context
 def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out_format, params, level_format,
@@ -523,7 +526,8 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
 @_budget_options
 @param_option
 @level_format_option
-@click.option("--backend", default="reference", show_default=True, help="The backend used by --solve.")
+@click.option("--backend", type=click.Choice(["reference", "compiled"]), default="reference", show_default=True,
+              help="The backend used by --solve.")
 @click.option("--color/--no-color", "color", default=None,
               help="Highlight covered cells with colour (default: when stdout is a terminal).")
 @click.pass_context

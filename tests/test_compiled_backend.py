@@ -1,0 +1,86 @@
+"""The compiled backend against the reference backend (the oracle): same states, successors, goals and
+heuristic values along random walks, and the same optimal costs."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from helpers import ROOT, instance, system
+from gridrules.api import load
+from solvers import solve
+
+pytest.importorskip("numba")
+
+
+def walk_and_compare(inst, seed, steps=25):
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    rng = random.Random(seed)
+    state = inst.initial
+    assert nat.initial() == ref.initial()
+    for _ in range(steps):
+        a, b = sorted(ref.successors(state)), sorted(nat.successors(state))
+        assert a == b
+        assert ref.is_goal(state) == nat.is_goal(state)
+        assert ref.heuristic(state) == nat.heuristic(state)
+        if not a:
+            break
+        state = rng.choice(a)[1]
+    return ref, nat
+
+
+def floodit_board(draw_rows):
+    return "\n".join("".join(str(x) for x in row) for row in draw_rows) + "\n"
+
+
+@settings(max_examples=25)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=5, max_size=5), min_size=5, max_size=5), st.integers(0, 10**6))
+def test_floodit_walks_agree(board, seed):
+    inst = instance("floodit", floodit_board(board), {"colours": 4}, "grid")
+    ref, nat = walk_and_compare(inst, seed)
+    assert solve(nat, "astar").cost == solve(ref, "astar").cost
+
+
+@settings(max_examples=10)
+@given(st.lists(st.lists(st.integers(0, 2), min_size=4, max_size=4), min_size=4, max_size=4), st.integers(0, 10**6))
+def test_free_floodit_walks_agree(board, seed):
+    inst = instance("floodit", floodit_board(board), {"colours": 3, "free": True}, "grid")
+    walk_and_compare(inst, seed, steps=8)
+
+
+@st.composite
+def bloxorz_maps(draw):
+    h, w = 4, 6
+    kinds = st.sampled_from("++++++--  AaabBT")
+    rows = [[draw(kinds) for _ in range(w)] for _ in range(h)]
+    cells = [(r, c) for r in range(h) for c in range(w)]
+    ys, zs = draw(st.lists(st.sampled_from(cells), min_size=2, max_size=2, unique=True))
+    rows[ys[0]][ys[1]] = "Y"
+    rows[zs[0]][zs[1]] = "Z"
+    lines = ["".join(r) for r in rows]
+    ops = ("toggle", "open", "close")
+    facts = [f"switch A {draw(st.sampled_from(['soft', 'heavy']))}: a {draw(st.sampled_from(ops))}, "
+             f"b {draw(st.sampled_from(ops))}",
+             f"switch B {draw(st.sampled_from(['soft', 'heavy']))}: a {draw(st.sampled_from(ops))}"]
+    t1, t2 = draw(st.lists(st.sampled_from(cells), min_size=2, max_size=2, unique=True))
+    facts.append(f"teleport T: {t1[0] + 1},{t1[1] + 1} {t2[0] + 1},{t2[1] + 1}")
+    facts.append(f"bridge a: {draw(st.sampled_from(['present', 'absent']))}")
+    facts.append(f"bridge b: {draw(st.sampled_from(['present', 'absent']))}")
+    return "\n".join(lines) + "\n---\n" + "\n".join(facts) + "\n"
+
+
+@settings(max_examples=25)
+@given(bloxorz_maps(), st.integers(0, 10**6))
+def test_bloxorz_walks_agree(text, seed):
+    inst = instance("bloxorz", text, fmt="bloxorz")
+    ref, nat = walk_and_compare(inst, seed, steps=40)
+    assert solve(nat, "bfs").cost == solve(ref, "bfs").cost
+
+
+@pytest.mark.parametrize("level,cost", [("level16.txt", 28), ("level33.txt", 65)])
+def test_bloxorz_seed_samples(level, cost):
+    (inst,) = load("bloxorz", str(ROOT / "rulesets/bloxorz/levels" / level))
+    nat = system(inst, "compiled")
+    sol = solve(nat, "astar")
+    assert sol.cost == cost and sol.optimal
