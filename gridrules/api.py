@@ -42,7 +42,11 @@ def parse_rules(text: str, path: str):
 
 def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
     """Parse and check a rule file: (game, warnings). Raises RuleError / ErrorList with file:line:col."""
-    return check(parse_rules(text, path), path)
+    try:
+        return check(parse_rules(text, path), path)
+    except RecursionError:
+        raise RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs "
+                        "calling each other)", Span(Source(path, text), 1, 1, 1, 2)) from None
 
 
 def load_rules(name_or_path: str) -> ir.Game:

@@ -228,6 +228,8 @@ class Checker:
         return m(e, sc)
 
     def e_IntLit(self, e, sc):
+        if e.value >= 1 << 62:
+            return self.error("this number is too large (the limit is 2^62)", e)
         return ir.Const(INT, e.value, e.span)
 
     def e_BoolLit(self, e, sc):
@@ -932,7 +934,12 @@ class Checker:
                 self.error(f"action `{d.name}` can never apply: its `when` is false", d.when)
         cost = ir.Const(INT, 1)
         if d.cost is not None:
-            cost = self.expr(d.cost, sc)
+            # a cost reads the state before the move and changes nothing: a condition's scope, with the
+            # action's parameters in the same slots as in the action
+            csc = Scope("pred")
+            for name, dom in params:
+                csc.declare(name, dom.ty)
+            cost = self.expr(d.cost, csc)
             if not _same(cost.ty, INT):
                 self.error(f"a cost must be an int, not {cost.ty}", d.cost)
             elif _int_const(cost) and cost.value < 0:

@@ -140,7 +140,7 @@ def _algorithms():
 
 param_option = click.option(
     "--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
-    help="Set a ruleset parameter (repeatable): ints, true/false, enum names, cells as `row,col` (0-based) "
+    help="Set a ruleset parameter (repeatable): ints, true/false, enum names, cells as `row,col` (from 1, as in moves) "
          "or `centre`. `gridrules list` shows each ruleset's parameters.")
 level_format_option = click.option(
     "--level-format", metavar="NAME", default=None,

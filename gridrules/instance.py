@@ -103,7 +103,13 @@ class Instance:
             bits = 0
             b = plane.bit
             for i, x in enumerate(layer):
-                if (self.code(plane.layer, x) >> b) & 1:
+                try:
+                    code = self.code(plane.layer, x)
+                except ValueError:
+                    raise RuleRuntimeError(
+                        f"layer `{plane.layer}` would be stored holding a cell outside the {self.rows}x{self.cols} "
+                        "board", span, "add `require on_board(...)` before the end of the action") from None
+                if (code >> b) & 1:
                     bits |= 1 << i
             big |= bits << (64 * plane.word)
         for slot in lay.slots:
@@ -226,6 +232,9 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
             if d.lo is None:
                 return Dom("int", -(1 << 62), 1 << 62)
             lo, hi = const_value(d.lo), const_value(d.hi)
+            if hi - lo >= 1 << 62:  # codes must fit native 64-bit integers
+                raise RuleError(f"{what} has a domain of {hi - lo + 1} values, more than this engine stores "
+                                f"(at most 2^62)", getattr(d.lo, "span", None))
             if lo > hi:
                 a, b = getattr(d.lo, "span", None), getattr(d.hi, "span", None)
                 span = Span(a.source, a.line, a.col, b.end_line, b.end_col) if a and b and a.line == b.line else a

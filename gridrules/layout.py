@@ -55,6 +55,8 @@ class Layout:
         first_scalar_word = word
         for name, count, codes in scalars:
             width = bits_for(codes)
+            if width > WORD:
+                raise ValueError(f"`{name}` needs {width} bits; a field holds at most {WORD}")
             for i in range(count):
                 for k, used in enumerate(free):
                     if used + width <= WORD:

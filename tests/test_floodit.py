@@ -106,10 +106,16 @@ def test_algorithms_agree_on_the_optimum_and_solutions_replay(case):
         assert s.is_goal(final) and cost == r.cost
 
 
-@given(boards, st.integers(0, 10**6))
-def test_declared_admissible_heuristics_never_exceed_the_exact_distance(case, seed):
+@given(boards, st.integers(0, 10**6), st.sampled_from(["corner", "pivot", "free"]))
+def test_declared_admissible_heuristics_never_exceed_the_exact_distance(case, seed, variant):
     k, board = case
-    inst = instance("floodit", grid_text(board), {"colours": k}, "grid")
+    n = len(board)
+    params = {"colours": k}
+    if variant == "pivot":
+        params["pivot"] = (seed % n, (seed // n) % n)
+    elif variant == "free":
+        params["free"] = True
+    inst = instance("floodit", grid_text(board), params, "grid")
     s = system(inst)
     rng = random.Random(seed)
     state = s.initial()

@@ -188,3 +188,45 @@ level grid:
     s = system(instance_from_rules(rules, "S..T\n"))
     sol = solve(s, "bfs")
     assert sol.moves == ("R", "R") and sol.cost == 2  # up -> flat on cols 1,2 -> up on col 3
+
+
+def test_limits_on_loops_and_moves_are_clear_errors():
+    from gridrules.errors import UsageError
+
+    loop = """
+game big
+global n: 0..3
+action go() "go":
+    for i in 0..100000000:
+        n = 1
+goal: n == 1
+level grid:
+    '.' : pass
+"""
+    s = system(instance_from_rules(loop, "."))
+    with pytest.raises(RuleRuntimeError) as err:
+        list(s.successors(s.initial()))
+    assert "this loop would run 100,000,001 times" in err.value.message
+    many = """
+game many
+param k: int = 5000
+global n: 0..3
+action go(a: 0..k, b: 0..k) "go":
+    n = 1
+goal: n == 1
+level grid:
+    '.' : pass
+"""
+    with pytest.raises(UsageError) as err:
+        system(instance_from_rules(many, "."))
+    assert "25,010,001 parameter combinations" in str(err.value)
+
+
+def test_rules_nested_too_deeply_are_reported_not_crashed():
+    deep = "game deep\nglobal n: 0..3\naction go():\n    n = " + " + ".join(["0"] * 3000) + "\ngoal: n == 0\n" \
+           "level grid:\n    '.' : pass\n"
+    with pytest.raises(Exception) as err:
+        compile_rules(deep, "deep.grl")
+    from gridrules.errors import GridrulesError
+
+    assert isinstance(err.value, GridrulesError)

@@ -591,7 +591,11 @@ class Lowering:
             count = 4 if it.ty == ir.DIR else len(self.game.enum_values(it.ty.name))
             o(f"for {var} in range({count}):")
         elif it.ty == ir.RANGE:
-            lo, hi = self.ex(it, o, ctx)
+            lo, hi = self._snap(self.ex(it, o, ctx), o)
+            o(f"if {hi} - {lo} >= 1000000:")
+            o.indent()
+            o(self.fault("this loop would run more than 1,000,000 times", s.span))
+            o.dedent()
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
             cells = self.ex(it, o, ctx)

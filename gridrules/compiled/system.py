@@ -79,7 +79,11 @@ class CompiledSystem:
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
-        self.min_move_cost = 0
+        from ..reference.evaluator import Board, Compiler
+        from ..reference.system import min_move_cost
+
+        self.min_move_cost = min_move_cost(game, Compiler(game, Board(inst.rows, inst.cols), dict(inst.params),
+                                                          dict(inst.doms)))
 
     def _statics(self, low):
         inst = self.inst

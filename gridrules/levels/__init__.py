@@ -154,7 +154,8 @@ def read_hdu4127(src: Source) -> list[RawLevel]:
 def sniff_hdu4127(text: str) -> bool:
     """A first line holding one number N written plainly (no leading zero: `01` is a grid row), then N-number rows."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()]
-    if not rows or len(rows[0]) != 1 or not rows[0][0].isdigit() or str(int(rows[0][0])) != rows[0][0]:
+    if not rows or len(rows[0]) != 1 or not rows[0][0].isdigit() or len(rows[0][0]) > 9 \
+            or str(int(rows[0][0])) != rows[0][0]:
         return False
     n = int(rows[0][0])
     return n == 0 or len(rows) > n and all(len(r) == n for r in rows[1:n + 1])

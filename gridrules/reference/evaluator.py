@@ -544,8 +544,13 @@ class Compiler:
             return for_enum
         seq = self.expr(it)
         if it.ty == ir.RANGE:
+            span = s.span
+
             def for_range(f):
                 lo, hi = seq(f)
+                if hi - lo >= MAX_LOOP:
+                    raise RuleRuntimeError(f"this loop would run {hi - lo + 1:,} times (the limit is {MAX_LOOP:,})",
+                                           span)
                 for v in range(lo, hi + 1):
                     f.loc[slot] = v
                     body(f)

@@ -5,7 +5,9 @@ import itertools
 import re
 
 from .. import ir
-from ..errors import RuleRuntimeError
+from ..errors import RuleRuntimeError, UsageError
+
+MAX_MOVES = 1_000_000  # action instances per level
 from ..instance import Instance
 from .evaluator import Abort, Board, Compiler, Frame
 
@@ -32,6 +34,17 @@ def move_text(action: ir.ActionInfo, args: tuple, inst: Instance) -> str:
     return f"{action.name}({','.join(shown.values())})"
 
 
+def min_move_cost(game: ir.Game, compiler: Compiler) -> int:
+    """The cheapest a move can cost, when every cost is one number per level (else 0: nothing is known).
+    Breadth-first search may stop at its first goal only when no move is free."""
+    costs = []
+    for action in game.actions:
+        if not ir.params_only(action.cost):
+            return 0
+        costs.append(compiler.expr(action.cost)(Frame({}, 0)))
+    return max(0, min(costs)) if costs else 0
+
+
 class ReferenceSystem:
     """successors / is_goal / heuristic over packed states (tuples of 64-bit words)."""
 
@@ -54,6 +67,12 @@ class ReferenceSystem:
             proc = c.procedure(action.proc)
             cost = c.expr(action.cost)
             domains = [self._values(dom) for _, dom in action.proc.params]
+            count = 1
+            for d in domains:
+                count *= len(d)
+            if count > MAX_MOVES:
+                raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
+                                 f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
             when = c.expr(action.when)
             for args in itertools.product(*domains):
                 f = Frame({}, action.proc.nlocals)
@@ -73,14 +92,7 @@ class ReferenceSystem:
             proc, adm = self.heuristics[heuristic]
             self._h = [proc]
             self.admissible = adm
-        costs = {self._const_cost(m) for m in self.moves}
-        self.min_move_cost = min(costs) if costs and None not in costs else 0
-
-    def _const_cost(self, move):
-        try:
-            return move[3](Frame({}, move[4]))
-        except Exception:
-            return None
+        self.min_move_cost = min_move_cost(game, c)
 
     def _values(self, dom: ir.Domain):
         ty = dom.ty
