@@ -16,5 +16,11 @@ def cache_dir() -> Path:
     return Path(root)
 
 
-# numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one).
+# numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one); if numba was
+# imported already, tell its config directly, or every run would compile again.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
+if "numba" in __import__("sys").modules:
+    from numba.core import config as _numba_config
+
+    if not _numba_config.CACHE_DIR:
+        _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
