@@ -17,7 +17,6 @@ ERR = Ty("error")  # the type of an expression that already produced an error: m
 BUILTIN_CONSTS = ("cells", "rows", "cols", "here", "value")
 BUILTINS = ("region", "neighbours", "count", "any", "empty", "distinct", "on_board", "cells", "adjacent",
             "abs", "min", "max", "first", "roll")
-KNOWN_FORMATS_HINT = None  # filled lazily from gridrules.levels
 
 
 def _same(a: Ty, b: Ty) -> bool:

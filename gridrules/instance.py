@@ -163,7 +163,7 @@ class Instance:
         return v
 
 
-def _prod(xs) -> int:
+def _prod(xs) -> int:  # (also used by render.py)
     out = 1
     for x in xs:
         out *= x

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from . import ir
 from .errors import GridrulesError
-from .instance import Instance
+from .instance import Instance, _prod
 
 MARKERS = "@&%$*o+=~^"
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -441,11 +441,7 @@ def _visible_len(text: str) -> int:
     return len(click.unstyle(text))
 
 
-def _prod(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
+
 
 
 def _own_format(game: ir.Game, raw) -> ir.LevelFormat | None:

@@ -172,7 +172,7 @@ def maps(draw):
 def build(text):
     inst = instance("bloxorz", text)
     sv = inst.statics
-    tiles = [list(row.ljust(inst.cols)) for row in text.split("\n---\n")[0].split("\n")]
+    tiles = [list(row.ljust(inst.cols)) for row in text.rsplit("\n---\n", 1)[0].split("\n")]
     ops = [list(sv["switch_ops"][s * 26:(s + 1) * 26]) for s in range(19)]
     names = ("keep", "toggle", "open", "close")
     model = Model(tiles, None, sv["switch_heavy"], [[names[o] for o in row] for row in ops],

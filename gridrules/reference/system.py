@@ -114,13 +114,8 @@ class ReferenceSystem:
     def initial(self):
         return self.inst.initial
 
-    def _values_of(self, state) -> dict:
-        v = dict(self.statics)
-        v.update(self.inst.unpack(state))
-        return v
-
     def successors(self, state):
-        base = self._values_of(state)
+        base = self.inst.values(state)
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
         for text, proc, args, cost, nlocals, span in self.moves:
@@ -152,19 +147,16 @@ class ReferenceSystem:
         return any(p(f) for p in preds)
 
     def is_goal(self, state) -> bool:
-        return self._any(self.goals, self._values_of(state))
-
-    def is_dead(self, state) -> bool:
-        return bool(self.fails) and self._any(self.fails, self._values_of(state))
+        return self._any(self.goals, self.inst.values(state))
 
     def heuristic(self, state) -> int:
         if not self._h:
             return 0
-        v = self._values_of(state)
+        v = self.inst.values(state)
         return max(h(v) for h in self._h)
 
     def heuristic_values(self, state) -> dict[str, int]:
-        v = self._values_of(state)
+        v = self.inst.values(state)
         return {name: proc(v) for name, (proc, _) in self.heuristics.items()}
 
     # ---- replay
