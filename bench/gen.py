@@ -12,8 +12,9 @@ The Bloxorz maps are built from rooms on a grid joined by short corridors:
 
 * a spanning tree of floor (or fragile) corridors joins every ordinary room, so the start (in the first room)
   always reaches the hole (in the last room) whatever the bridges do: every map is solvable;
-* the remaining room pairs are joined by bridge corridors (26 bridge letters, several corridors per letter),
-  present or absent at the start, driven by soft and heavy switches that toggle, open or close them;
+* a share (`loops`) of the remaining room pairs are joined by bridge corridors (a letter per corridor, letters
+  reused once the 25 run out), present or absent at the start, driven by soft and heavy switches that toggle,
+  open or close them;
 * five rooms are "pods" reached by teleports (split switches): the teleport puts the two cubes in a pod, the
   active cube lands on a soft switch that closes every pod door (bridge `z`), so the cubes stay in their pod
   (quadratic cube-pair states stay bounded) until they merge and the standing block opens the doors with the
@@ -66,9 +67,6 @@ SWITCHES = "ABCDEFGHIJKLMNOPQRS"
 SPLITS = "TUVWX"
 BRIDGES = "abcdefghijklmnopqrstuvwxyz"
 DOOR = "z"  # the bridge letter of every pod door
-DOOR_CLOSE = "R"  # soft switch under each pod's first teleport target: closes the doors
-DOOR_OPEN = "S"  # heavy switch in each pod: opens the doors
-MAIN_SWITCHES = SWITCHES[:17]
 MAIN_BRIDGES = BRIDGES[:25]
 
 
@@ -160,7 +158,9 @@ def bloxorz_map(size: int = 60, seed=1, *, cols: int | None = None, room: int = 
     if nr < 2 or nc < 2:
         raise ValueError(f"a {rows}x{cols} map is too small for rooms of {room} and corridors of {corridor}")
     teleports = min(teleports, len(SPLITS), max(0, nr * nc - 4))
-    switches = min(switches, len(MAIN_SWITCHES))
+    # every switch letter is on the map once (seed 002 counts switch cells, not letters): each pod takes
+    # two letters from the end of A..S (its door closer and opener), the main switches the first ones
+    switches = min(switches, len(SWITCHES) - 2 * teleports)
     grid = [[" "] * cols for _ in range(rows)]
 
     def origin(i, j):
@@ -256,7 +256,7 @@ def bloxorz_map(size: int = 60, seed=1, *, cols: int | None = None, room: int = 
     rng.shuffle(free)
     switch_facts: dict[str, tuple[bool, dict[str, str]]] = {}
     groups = sorted(b for b in bridges if b != DOOR)
-    for s in MAIN_SWITCHES[:switches]:
+    for s in SWITCHES[:switches]:
         if not groups:
             break
         r, c = free.pop()
@@ -279,12 +279,12 @@ def bloxorz_map(size: int = 60, seed=1, *, cols: int | None = None, room: int = 
         first = rng.choice(cells)
         second = rng.choice([x for x in cells if abs(x[0] - first[0]) + abs(x[1] - first[1]) >= 3])
         heavy_at = rng.choice([x for x in cells if x not in (first, second)])
-        grid[first[0]][first[1]] = DOOR_CLOSE
-        grid[heavy_at[0]][heavy_at[1]] = DOOR_OPEN
+        closer, opener = SWITCHES[-1 - 2 * k], SWITCHES[-2 - 2 * k]
+        grid[first[0]][first[1]] = closer
+        grid[heavy_at[0]][heavy_at[1]] = opener
+        switch_facts[closer] = (False, {DOOR: "close"})
+        switch_facts[opener] = (True, {DOOR: "toggle" if seed_compatible else "open"})
         tele_facts[t] = (first, second)
-    if pods:
-        switch_facts[DOOR_CLOSE] = (False, {DOOR: "close"})
-        switch_facts[DOOR_OPEN] = (True, {DOOR: "toggle" if seed_compatible else "open"})
     if fragile_ok:  # fragile tiles sprinkled over the rooms (a lying block crosses them; it cannot stand)
         for r, c in free:
             if rng.random() < fragile:
