@@ -330,7 +330,10 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
     budget = Budget(time_limit=time_limit, max_states=max_states, max_cost=inst.limit,
                     progress=reporter if progress else None, admissible=system.admissible)
     try:
-        sol = solve(system, algo, budget)
+        native = getattr(system, "search", None)  # a backend's own (native) search, where it has one
+        sol = native(algo, budget) if native is not None else None
+        if sol is None:
+            sol = solve(system, algo, budget)
     finally:
         reporter.close()
     if reporter.shown:

@@ -14,6 +14,20 @@ from solvers import solve
 pytest.importorskip("numba")
 
 
+def native_agrees(inst, nat, ref):
+    """The native searches find the optimal cost the Python solvers find, and their moves replay."""
+    for algorithm in ("bfs", "astar"):
+        mine, oracle = nat.search(algorithm), solve(ref, algorithm)
+        assert (mine.status, mine.cost) == (oracle.status, oracle.cost)
+        assert mine.optimal
+        if mine.moves is not None:
+            state, cost = ref.initial(), 0
+            for m in mine.moves:
+                state, k = next((n, k) for t, n, k in ref.successors(state) if t == m)
+                cost += k
+            assert ref.is_goal(state) and cost == mine.cost
+
+
 def walk_and_compare(inst, seed, steps=25):
     ref, nat = system(inst, "reference"), system(inst, "compiled")
     rng = random.Random(seed)
@@ -40,6 +54,7 @@ def test_floodit_walks_agree(board, seed):
     inst = instance("floodit", floodit_board(board), {"colours": 4}, "grid")
     ref, nat = walk_and_compare(inst, seed)
     assert solve(nat, "astar").cost == solve(ref, "astar").cost
+    native_agrees(inst, nat, ref)
 
 
 @settings(max_examples=10)
@@ -76,6 +91,7 @@ def test_bloxorz_walks_agree(text, seed):
     inst = instance("bloxorz", text, fmt="bloxorz")
     ref, nat = walk_and_compare(inst, seed, steps=40)
     assert solve(nat, "bfs").cost == solve(ref, "bfs").cost
+    native_agrees(inst, nat, ref)
 
 
 @pytest.mark.parametrize("level,cost", [("level16.txt", 28), ("level33.txt", 65)])
@@ -84,6 +100,7 @@ def test_bloxorz_seed_samples(level, cost):
     nat = system(inst, "compiled")
     sol = solve(nat, "astar")
     assert sol.cost == cost and sol.optimal
+    native_agrees(inst, nat, system(inst, "reference"))
 
 
 def _doc_examples():

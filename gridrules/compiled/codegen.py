@@ -799,6 +799,9 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
     parts.append(_any_function(low, "_goal", game.goals))
     parts.append(_any_function(low, "_dead", game.fails))
     parts.append(_dispatch(low, game, moves))
+    from .search_template import SEARCH
+
+    parts.append(SEARCH)
     return "\n".join(parts) + "\n", low, moves
 
 

@@ -136,6 +136,14 @@ class CompiledSystem:
     def heuristic(self, state) -> int:
         return int(self._run(self.mod.heuristic, np.array(state, np.uint64), self.SL, self.SG))
 
+    def search(self, algorithm: str, budget=None):
+        """Run `algorithm` entirely in native code when there is a native version (else None)."""
+        from .search import NATIVE, native_search
+
+        if algorithm not in NATIVE:
+            return None
+        return native_search(self, algorithm, budget)
+
     def apply(self, state, move: str):
         for text, nxt, _ in self.successors(state):
             if text == move:
