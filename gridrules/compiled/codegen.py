@@ -21,6 +21,16 @@ class Unsupported(Exception):
     """A construct the compiled backend cannot lower yet (reported to the user, never a silent fallback)."""
 
 
+def _here_free(e) -> bool:
+    """Whether an expression can be read once for all cells: literals, parameters, locals, globals, and layers
+    at such cells — nothing that mentions `here` or calls a def."""
+    if isinstance(e, (ir.Const, ir.ParamRef, ir.BoardSize, ir.Local, ir.GlobalRef)):
+        return True
+    if isinstance(e, ir.LayerAt):
+        return isinstance(e.cell, (ir.ParamRef, ir.Local, ir.GlobalRef, ir.Const))
+    return False
+
+
 class Out:
     def __init__(self):
         self.lines: list[str] = []
@@ -360,9 +370,25 @@ class Lowering:
     def x_Builtin(self, e, o, ctx):
         return getattr(self, "b_" + e.name)(e, o, ctx)
 
+    def _layer_equality(self, pred):
+        """(layer, value expression) when the condition reads `layer == value` with a value that does not
+        depend on the cell, and is safe to read once (so a bitboard flood gives the same result)."""
+        if not (isinstance(pred, ir.BinOp) and pred.op == "=="):
+            return None
+        for a, b in ((pred.left, pred.right), (pred.right, pred.left)):
+            if isinstance(a, ir.LayerAt) and isinstance(a.cell, ir.Here) and a.ty != ir.BOOL and _here_free(b):
+                return a.layer, b
+        return None
+
     def b_region(self, e, o, ctx):
         seeds, pred = e.args
         s0 = self.as_set(self.ex(seeds, o, ctx), seeds.ty, o)
+        fast = self._layer_equality(pred)
+        if fast is not None:
+            layer, value = fast
+            v = self.ex(value, o, ctx)
+            return self._snap(f"rt.flood({s0}, rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k}), "
+                              f"{self.cols}, NOT_LEFT, NOT_RIGHT, FULL)", o)
         inside, frontier, rejected, grown = self.t("s"), self.t("s"), self.t("s"), self.t("s")
         o(f"{inside} = {s0}.copy()")
         o(f"{frontier} = {s0}.copy()")
@@ -370,8 +396,8 @@ class Lowering:
         o(f"while rt.nonempty({frontier}):")
         o.indent()
         o(f"{grown} = rt.empty_set({self.k})")
-        i = self._for_cells(f"rt.minus(rt.minus(rt.neighbours({frontier}, {self.rows}, {self.cols}), {inside}), "
-                            f"{rejected})", o, ctx)
+        i = self._for_cells(f"rt.minus(rt.minus(rt.border({frontier}, {self.cols}, NOT_LEFT, NOT_RIGHT, FULL), "
+                            f"{inside}), {rejected})", o, ctx)
         p = self.ex(pred, o, ctx)
         o(f"if {p}:")
         o.indent()
@@ -390,7 +416,7 @@ class Lowering:
     def b_neighbours(self, e, o, ctx):
         (x,) = e.args
         s = self.as_set(self.ex(x, o, ctx), x.ty, o)
-        return self._snap(f"rt.neighbours({s}, {self.rows}, {self.cols})", o)
+        return self._snap(f"rt.border({s}, {self.cols}, NOT_LEFT, NOT_RIGHT, FULL)", o)
 
     def b_count(self, e, o, ctx):
         return f"rt.count({self.ex(e.args[0], o, ctx)})"
@@ -776,7 +802,17 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
             for di, (to, (dr, dc)) in enumerate(b.rolls[pi]):
                 roll[bi][pi][di] = [to, dr, dc]
     parts += [f"BODY_OFF = np.array({off}, np.int64)", f"BODY_N = np.array({cnt}, np.int64)",
-              f"ROLL = np.array({roll}, np.int64)", "", ""]
+              f"ROLL = np.array({roll}, np.int64)"]
+    # bitboard masks: the cells a shift by one column may not land on
+    words = low.k
+    def mask(keep):
+        m = [0] * words
+        for i in range(low.n):
+            if keep(i % low.cols):
+                m[i >> 6] |= 1 << (i & 63)
+        return "np.array([" + ", ".join(f"np.uint64({x})" for x in m) + "], np.uint64)"
+    parts += [f"NOT_LEFT = {mask(lambda c: c != 0)}",
+              f"NOT_RIGHT = {mask(lambda c: c != low.cols - 1)}", "", ""]
     parts.append(_state_code(low, inst.layout))
     for d in game.defs:
         tail = low.dummy(d.returns)

@@ -141,3 +141,65 @@ def distinct_count(values):
         if v[j] != v[j - 1]:
             n += 1
     return n
+
+
+# ---- bitboard fast paths: whole words at a time -----------------------------------------------------------
+@njit(cache=True)
+def shl(a, s):
+    """The set with every cell index raised by s (bits leaving the last word are dropped)."""
+    k = a.shape[0]
+    out = np.zeros(k, np.uint64)
+    q, r = s >> 6, s & 63
+    for j in range(k - 1, q - 1, -1):
+        v = a[j - q] << uint64(r)
+        if r != 0 and j - q - 1 >= 0:
+            v |= a[j - q - 1] >> uint64(64 - r)
+        out[j] = v
+    return out
+
+
+@njit(cache=True)
+def shr(a, s):
+    """The set with every cell index lowered by s."""
+    k = a.shape[0]
+    out = np.zeros(k, np.uint64)
+    q, r = s >> 6, s & 63
+    for j in range(0, k - q):
+        v = a[j + q] >> uint64(r)
+        if r != 0 and j + q + 1 < k:
+            v |= a[j + q + 1] << uint64(64 - r)
+        out[j] = v
+    return out
+
+
+@njit(cache=True)
+def grow(a, cols, not_left, not_right, full):
+    """The set and its 4-neighbours; not_left/not_right mask out the cells a shift wrapped to another row."""
+    return (a | (shl(a, 1) & not_left) | (shr(a, 1) & not_right) | shl(a, cols) | shr(a, cols)) & full
+
+
+@njit(cache=True)
+def border(a, cols, not_left, not_right, full):
+    """Cells 4-adjacent to the set and not in it (the bitboard form of `neighbours`)."""
+    return grow(a, cols, not_left, not_right, full) & ~a
+
+
+@njit(cache=True)
+def flood(seeds, allowed, cols, not_left, not_right, full):
+    """The seeds plus every cell of `allowed` 4-connected to them through `allowed`."""
+    cur = seeds.copy()
+    while True:
+        nxt = cur | (grow(cur, cols, not_left, not_right, full) & allowed)
+        if same(nxt, cur):
+            return cur
+        cur = nxt
+
+
+@njit(cache=True)
+def equal_mask(row, value, k):
+    """The cells whose value in a layer row equals `value`."""
+    out = np.zeros(k, np.uint64)
+    for i in range(row.shape[0]):
+        if row[i] == value:
+            out[i >> 6] |= ONE << uint64(i & 63)
+    return out
