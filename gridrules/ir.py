@@ -188,20 +188,6 @@ class CallDef(Expr):
 
 
 def params_only(e: Expr) -> bool:
-    """Whether an expression depends on nothing but literals, parameters and the board size (a constant once
-    a level is loaded), e.g. a cost like `swap_cost`."""
-    if isinstance(e, (Const, ParamRef, BoardSize)):
-        return True
-    if isinstance(e, Unary):
-        return params_only(e.operand)
-    if isinstance(e, BinOp):
-        return params_only(e.left) and params_only(e.right)
-    if isinstance(e, Builtin) and e.name in ("abs", "min", "max"):
-        return all(params_only(a) for a in e.args)
-    return False
-
-
-def params_only(e: Expr) -> bool:
     """Whether an expression depends on nothing but literals, parameters and the board size (so it is one
     number per level), e.g. a cost like `swap_cost`."""
     if isinstance(e, (Const, ParamRef, BoardSize)):

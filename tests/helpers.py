@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 from gridrules.api import compile_rules, detect_format, load_rules, system
 from gridrules.errors import Source
 from gridrules.instance import instantiate
@@ -58,4 +60,32 @@ def replay(sys_, moves):
     return state, cost
 
 
-__all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "ROOT"]
+@st.composite
+def bloxorz_maps(draw, heights, widths):
+    """Random small Bloxorz levels in gridrules' own format, with every kind of tile, switch and teleport."""
+    h, w = draw(heights), draw(widths)
+    kinds = st.sampled_from("++++++--  AaabBT")
+    rows = [[draw(kinds) for _ in range(w)] for _ in range(h)]
+    cells = [(r, c) for r in range(h) for c in range(w)]
+    ys, zs = draw(st.lists(st.sampled_from(cells), min_size=2, max_size=2, unique=True))
+    rows[ys[0]][ys[1]] = "Y"
+    rows[zs[0]][zs[1]] = "Z"
+    lines = ["".join(r) for r in rows]
+    facts = []
+    ops = ("toggle", "open", "close")
+    if any("A" in ln for ln in lines):
+        facts.append(f"switch A {draw(st.sampled_from(['soft', 'heavy']))}: a {draw(st.sampled_from(ops))}, "
+                     f"b {draw(st.sampled_from(ops))}")
+    if any("B" in ln for ln in lines):
+        facts.append(f"switch B {draw(st.sampled_from(['soft', 'heavy']))}: a {draw(st.sampled_from(ops))}")
+    if any("T" in ln for ln in lines):
+        t1, t2 = draw(st.sampled_from(cells)), draw(st.sampled_from(cells))
+        if t1 == t2:
+            t2 = cells[(cells.index(t1) + 1) % len(cells)]
+        facts.append(f"teleport T: {t1[0] + 1},{t1[1] + 1} {t2[0] + 1},{t2[1] + 1}")
+    facts.append(f"bridge a: {draw(st.sampled_from(['present', 'absent']))}")
+    facts.append(f"bridge b: {draw(st.sampled_from(['present', 'absent']))}")
+    return "\n".join(lines) + "\n---\n" + "\n".join(facts) + "\n"
+
+
+__all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "bloxorz_maps", "ROOT"]

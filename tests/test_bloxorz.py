@@ -6,7 +6,7 @@ import random
 import pytest
 from hypothesis import given, strategies as st
 
-from helpers import ROOT, StartAt, instance, replay, system
+from helpers import ROOT, StartAt, bloxorz_maps, instance, replay, system
 from gridrules.api import load
 from gridrules.errors import LevelError
 from solvers import solve
@@ -142,31 +142,7 @@ def model_state(inst, state):
     return (poses[pose], anchor, None, None, tuple(v["present"]))
 
 
-@st.composite
-def maps(draw):
-    h, w = draw(st.integers(2, 4)), draw(st.integers(3, 5))
-    kinds = st.sampled_from("++++++--  AaabBT")
-    rows = [[draw(kinds) for _ in range(w)] for _ in range(h)]
-    cells = [(r, c) for r in range(h) for c in range(w)]
-    ys, zs = draw(st.lists(st.sampled_from(cells), min_size=2, max_size=2, unique=True))
-    rows[ys[0]][ys[1]] = "Y"
-    rows[zs[0]][zs[1]] = "Z"
-    lines = ["".join(r) for r in rows]
-    facts = []
-    ops = ("toggle", "open", "close")
-    if any("A" in ln for ln in lines):
-        facts.append(f"switch A {draw(st.sampled_from(['soft', 'heavy']))}: a {draw(st.sampled_from(ops))}, "
-                     f"b {draw(st.sampled_from(ops))}")
-    if any("B" in ln for ln in lines):
-        facts.append(f"switch B {draw(st.sampled_from(['soft', 'heavy']))}: a {draw(st.sampled_from(ops))}")
-    if any("T" in ln for ln in lines):
-        t1, t2 = draw(st.sampled_from(cells)), draw(st.sampled_from(cells))
-        if t1 == t2:
-            t2 = cells[(cells.index(t1) + 1) % len(cells)]
-        facts.append(f"teleport T: {t1[0] + 1},{t1[1] + 1} {t2[0] + 1},{t2[1] + 1}")
-    facts.append(f"bridge a: {draw(st.sampled_from(['present', 'absent']))}")
-    facts.append(f"bridge b: {draw(st.sampled_from(['present', 'absent']))}")
-    return "\n".join(lines) + "\n---\n" + "\n".join(facts) + "\n"
+maps = bloxorz_maps(st.integers(2, 4), st.integers(3, 5))
 
 
 def build(text):
@@ -180,7 +156,7 @@ def build(text):
     return inst, model
 
 
-@given(maps(), st.integers(0, 10**6))
+@given(maps, st.integers(0, 10**6))
 def test_successors_match_an_independent_model(text, seed):
     inst, model = build(text)
     s = system(inst)
@@ -197,7 +173,7 @@ def test_successors_match_an_independent_model(text, seed):
         state = next(n for m, n, _ in s.successors(state) if m == pick)
 
 
-@given(maps())
+@given(maps)
 def test_algorithms_agree_and_the_distance_bound_is_admissible(text):
     inst, _ = build(text)
     s = system(inst)
