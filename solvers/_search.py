@@ -43,6 +43,42 @@ def min_move_cost(system: TransitionSystem) -> int:
     return value if isinstance(value, int) and value > 0 else 0
 
 
+class _Alarm:
+    """Ends a search at its time limit even inside one long expansion (a slow successor function or
+    heuristic), where the clock checks between expansions never run: a real-time timer raises
+    BudgetExhausted a little after the deadline. Only on the main thread of a Unix process; elsewhere the
+    checks between expansions are all there is."""
+
+    GRACE = 0.05
+
+    def __init__(self, limit: float | None):
+        self.limit = limit
+        self.armed = False
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if (self.limit is None or self.limit <= 0 or not hasattr(signal, "setitimer")
+                or threading.current_thread() is not threading.main_thread()):
+            return self
+        self.previous = signal.signal(signal.SIGALRM, self._ring)
+        signal.setitimer(signal.ITIMER_REAL, self.limit + self.GRACE)
+        self.armed = True
+        return self
+
+    def _ring(self, signum, frame):
+        raise BudgetExhausted
+
+    def __exit__(self, *exc):
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
 class Search:
     """One run of one algorithm: owns the Stats, checks the Budget, remembers the incumbent."""
 
@@ -64,10 +100,12 @@ class Search:
     def run(self, body: Callable[[TransitionSystem, "Search"], Solution],
             system: TransitionSystem) -> Solution:
         """Run `body`, converting a hit limit or Ctrl-C into a Solution."""
+        alarm = _Alarm(self.budget.time_limit)
         try:
             if self._deadline is not None and self.budget.time_limit <= 0:
                 raise BudgetExhausted
-            return body(system, self)
+            with alarm:
+                return body(system, self)
         except BudgetExhausted:
             return self._stopped(BUDGET_EXHAUSTED)
         except KeyboardInterrupt:

@@ -95,3 +95,29 @@ def test_counter_stats_are_honest():
     assert solution.stats.generated == 7
     assert solution.stats.duplicates == 2
     assert solution.stats.peak_states == 6
+
+
+def test_time_limit_ends_a_search_inside_one_slow_expansion():
+    """A successor function slower than the whole limit: the search still stops near the limit."""
+    import time
+
+    from solvers import BUDGET_EXHAUSTED, Budget, bfs
+
+    class Slow:
+        def initial(self):
+            return 0
+
+        def successors(self, s):
+            time.sleep(5)
+            return [("+", s + 1, 1)]
+
+        def is_goal(self, s):
+            return False
+
+        def heuristic(self, s):
+            return 0
+
+    start = time.perf_counter()
+    sol = bfs(Slow(), Budget(time_limit=0.3))
+    assert sol.status == BUDGET_EXHAUSTED
+    assert time.perf_counter() - start < 2
