@@ -301,6 +301,11 @@ class Lowering:
 
     def x_Where(self, e, o, ctx):
         s = self.ex(e.cells, o, ctx)
+        fast = self._layer_equality(e.pred)
+        if fast is not None:  # one pass over a layer row instead of the condition at every cell
+            layer, value = fast
+            v = self.ex(value, o, ctx)
+            return self._snap(f"rt.inter({s}, rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k}))", o)
         out = self.t("s")
         o(f"{out} = rt.empty_set({self.k})")
         i = self._for_cells(s, o, ctx)
