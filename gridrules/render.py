@@ -391,8 +391,11 @@ class Renderer:
     def format_value(self, name: str, x) -> str:
         dom = self.inst.doms[name]
         if isinstance(x, list):
-            if dom.kind == "bool" and len(x) > 8:
-                return "".join("1" if b else "0" for b in x)
+            if dom.kind == "bool" and len(x) > 8:  # a long row of flags: say which are set
+                on = [str(i) for i, b in enumerate(x) if b]
+                if not on:
+                    return f"all false ({len(x)} entries)"
+                return f"true at {', '.join(on)}; false elsewhere ({len(x)} entries, from 0)"
             return "[" + ", ".join(self.format_value(name, y) for y in x) + "]"
         return format_scalar(dom, x)
 
