@@ -37,21 +37,15 @@ class Renderer:
     """Draws the states of one instance. `color=True` highlights covered cells with ANSI styles."""
 
     def __init__(self, inst: Instance, fmt: ir.LevelFormat | None = None, color: bool = False):
-        from .reference.evaluator import Board, Compiler, Frame
+        from .reference.evaluator import Frame
+        from .reference.system import interpreter
 
         self.inst = inst
         self.game = inst.game
         self.color = color
         self.n = inst.rows * inst.cols
         self.layers = [layer.name for layer in self.game.layers]
-        c = Compiler(self.game, Board(inst.rows, inst.cols), dict(inst.params), dict(inst.doms))
-        for name, shape in inst.dims.items():
-            c.set_strides(name, shape)
-        try:
-            c.compile_defs()
-        except GridrulesError:
-            pass
-        self.compiler = c
+        self.compiler = c = interpreter(inst)
         # the scratch board legend entries run on: layers and globals at their defaults, except the values the
         # level's reader provided (switch tables and the like, which a legend may read)
         given = set(inst.raw.values) if inst.raw is not None else set()

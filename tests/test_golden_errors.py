@@ -51,6 +51,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "hdu4127_no_board": (FLOODIT, [], None),
     "hdu4127_value_outside_domain": (FLOODIT, [], None),
     "floodit_no_colours": (FLOODIT, ["colours=0"], None),
+    "huge_domain": ("tests/golden/levels/rules/huge_domain.grl", ["top=4611686018427387904"], None),
     "bloxorz_two_starts": (BLOXORZ, [], None),
     "bloxorz_no_start": (BLOXORZ, [], None),
     "bloxorz_no_hole": (BLOXORZ, [], None),

@@ -823,18 +823,15 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
         tail = low.dummy(d.returns)
         parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
     # actions: one function per action; the move list enumerates parameter values whose `when` holds
-    from ..reference.system import ReferenceSystem
+    from ..reference.system import action_instances, interpreter
 
-    ref = ReferenceSystem(inst)
-    moves = []  # (text, action index, args)
+    moves = action_instances(inst, interpreter(inst))  # (text, action index, args), numbered as the reference does
     for ai, action in enumerate(game.actions):
         parts.append(low.function(f"act_{ai}", low.params_code(action.proc), action.proc.body, "action",
                                   "return False", "return True"))
         cost_proc = ir.Procedure("cost", action.proc.params, (ir.Return(action.cost),), action.proc.nlocals)
         parts.append(low.function(f"cost_{ai}", low.params_code(action.proc), cost_proc.body, "heuristic",
                                   "return 0", None))
-    for (text, _, args, _, _, _), ai in zip(ref.moves, ref.move_actions):
-        moves.append((text, ai, args))
     for hi, h in enumerate(game.heuristics):
         parts.append(low.function(f"h_{hi}", [], h.proc.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))

@@ -79,11 +79,9 @@ class CompiledSystem:
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
-        from ..reference.evaluator import Board, Compiler
-        from ..reference.system import min_move_cost
+        from ..reference.system import interpreter, min_move_cost
 
-        self.min_move_cost = min_move_cost(game, Compiler(game, Board(inst.rows, inst.cols), dict(inst.params),
-                                                          dict(inst.doms)))
+        self.min_move_cost = min_move_cost(game, interpreter(inst))
 
     def _statics(self, low):
         inst = self.inst

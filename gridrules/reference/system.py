@@ -45,6 +45,53 @@ def min_move_cost(game: ir.Game, compiler: Compiler) -> int:
     return max(0, min(costs)) if costs else 0
 
 
+def interpreter(inst: Instance) -> Compiler:
+    """The reference interpreter set up for one instance (board, parameters, array shapes, defs)."""
+    c = Compiler(inst.game, Board(inst.rows, inst.cols), dict(inst.params), dict(inst.doms))
+    for name, shape in inst.dims.items():
+        c.set_strides(name, shape)
+    c.compile_defs()
+    return c
+
+
+def parameter_values(dom: ir.Domain, inst: Instance, c: Compiler):
+    """Every value an action parameter of this domain takes, in order."""
+    ty = dom.ty
+    if ty == ir.INT:
+        f = Frame({}, 0)
+        return range(c.expr(dom.lo)(f), c.expr(dom.hi)(f) + 1)
+    if ty == ir.BOOL:
+        return (False, True)
+    if ty == ir.DIR:
+        return range(4)
+    if ty == ir.CELL:
+        return [(r, k) for r in range(inst.rows) for k in range(inst.cols)]
+    if ty.kind == "enum":
+        return range(len(inst.game.enum_values(ty.name)))
+    raise AssertionError(ty)
+
+
+def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]]:
+    """Every move of the level: (text, index of its action, arguments) for each parameter combination whose
+    `when` holds, in declaration order. Both backends number moves this way."""
+    out = []
+    for ai, action in enumerate(inst.game.actions):
+        domains = [parameter_values(dom, inst, c) for _, dom in action.proc.params]
+        count = 1
+        for d in domains:
+            count *= len(d)
+        if count > MAX_MOVES:
+            raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
+                             f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
+        when = c.expr(action.when)
+        for args in itertools.product(*domains):
+            f = Frame({}, action.proc.nlocals)
+            f.loc[: len(args)] = args
+            if when(f):
+                out.append((move_text(action, args, inst), ai, args))
+    return out
+
+
 class ReferenceSystem:
     """successors / is_goal / heuristic over packed states (tuples of 64-bit words)."""
 
@@ -53,34 +100,13 @@ class ReferenceSystem:
     def __init__(self, inst: Instance, heuristic: str | None = None):
         self.inst = inst
         game = inst.game
-        self.board = Board(inst.rows, inst.cols)
-        c = Compiler(game, self.board, dict(inst.params), dict(inst.doms))
-        for name, shape in inst.dims.items():
-            c.set_strides(name, shape)
-        c.compile_defs()
-        self.compiler = c
-        self.statics = dict(inst.statics)
-        # action instances: every parameter combination whose `when` holds, in declaration order
+        self.compiler = c = interpreter(inst)
+        procs = [c.procedure(a.proc) for a in game.actions]
+        costs = [c.expr(a.cost) for a in game.actions]
         self.moves = []  # (text, action proc, args, cost fn, locals, span)
-        self.move_actions = []  # the index of each move's action in game.actions
-        for ai, action in enumerate(game.actions):
-            proc = c.procedure(action.proc)
-            cost = c.expr(action.cost)
-            domains = [self._values(dom) for _, dom in action.proc.params]
-            count = 1
-            for d in domains:
-                count *= len(d)
-            if count > MAX_MOVES:
-                raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
-                                 f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
-            when = c.expr(action.when)
-            for args in itertools.product(*domains):
-                f = Frame({}, action.proc.nlocals)
-                f.loc[: len(args)] = args
-                if when(f):
-                    self.moves.append((move_text(action, args, inst), proc, args, cost, action.proc.nlocals,
-                                       action.span))
-                    self.move_actions.append(ai)
+        for text, ai, args in action_instances(inst, c):
+            action = game.actions[ai]
+            self.moves.append((text, procs[ai], args, costs[ai], action.proc.nlocals, action.span))
         self.goals = [c.expr(g) for g in game.goals]
         self.fails = [c.expr(x) for x in game.fails]
         self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}
@@ -93,22 +119,6 @@ class ReferenceSystem:
             self._h = [proc]
             self.admissible = adm
         self.min_move_cost = min_move_cost(game, c)
-
-    def _values(self, dom: ir.Domain):
-        ty = dom.ty
-        if ty == ir.INT:
-            f = Frame({}, 0)
-            lo, hi = self.compiler.expr(dom.lo)(f), self.compiler.expr(dom.hi)(f)
-            return range(lo, hi + 1)
-        if ty == ir.BOOL:
-            return (False, True)
-        if ty == ir.DIR:
-            return range(4)
-        if ty == ir.CELL:
-            return [(r, c) for r in range(self.inst.rows) for c in range(self.inst.cols)]
-        if ty.kind == "enum":
-            return range(len(self.inst.game.enum_values(ty.name)))
-        raise AssertionError(ty)
 
     # ---- TransitionSystem
     def initial(self):

@@ -81,3 +81,12 @@ def test_missing_arguments_are_usage_errors(run):
 def test_unknown_backend(run):
     r = run("solve", "floodit", SAMPLE, "--backend", "nosuch")
     assert r.code == 2 and "nosuch" in r.err and "reference" in r.err and "compiled" in r.err
+
+
+def test_compiled_backend_says_what_it_cannot_run_yet(run):
+    """No silent fallback: a construct the compiled backend lacks is a clear usage error."""
+    r = run("solve", "tests/golden/runtime/cell_layer_off_board.grl", "tests/golden/runtime/cell_layer_off_board.txt",
+            "--backend", "compiled")
+    assert r.code == 2
+    assert r.err.strip() == ("error: the compiled backend cannot run `arrows` yet: layer `target` holds cells; the "
+                             "compiled backend stores ints, bools and enums per cell; use --backend reference")
