@@ -7,13 +7,8 @@ reuses stale native code; numba's own cache of each module's machine code sits b
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-
-def cache_dir() -> Path:
-    root = os.environ.get("GRIDRULES_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gridrules")
-    return Path(root)
+from ..cache import cache_dir
 
 
 # numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one); if numba was

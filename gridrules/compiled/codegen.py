@@ -282,12 +282,29 @@ class Lowering:
         o.dedent()
         return s
 
+    def _open_members(self, setcode: str, o: Out) -> str:
+        """Open a loop over a set's cell indices, ascending, without building a list (two levels deep: close
+        with _close_members). The set is read once: a body that rebinds the variable does not change it."""
+        it, w, x, low, i = self.t("it"), self.t("w"), self.t("x"), self.t("lo"), self.t("c")
+        o(f"{it} = {setcode}")
+        o(f"for {w} in range({self.k}):")
+        o.indent()
+        o(f"{x} = {it}[{w}]")
+        o(f"while {x}:")
+        o.indent()
+        o(f"{low} = {x} & (~{x} + np.uint64(1))")
+        o(f"{x} ^= {low}")
+        o(f"{i} = {w} * 64 + rt.bit_index({low})")
+        return i
+
+    def _close_members(self, o: Out):
+        o.dedent()
+        o.dedent()
+
     def _for_cells(self, setcode: str, o: Out, ctx):
         """Open a loop over the cells of a set, binding `here`; returns the index variable."""
-        i = self.t("c")
         hr, hc = self.t("hr"), self.t("hc")
-        o(f"for {i} in rt.members({setcode}):")
-        o.indent()
+        i = self._open_members(setcode, o)
         o(f"{hr} = {i} // {self.cols}")
         o(f"{hc} = {i} % {self.cols}")
         ctx.setdefault("here", []).append((hr, hc))
@@ -297,7 +314,7 @@ class Lowering:
     def _end_cells(self, o: Out, ctx):
         ctx["here"].pop()
         ctx["here_index"].pop()
-        o.dedent()
+        self._close_members(o)
 
     def x_Where(self, e, o, ctx):
         s = self.ex(e.cells, o, ctx)
@@ -567,11 +584,9 @@ class Lowering:
         ref = self.layer_ref(s.layer)
         if s.where.ty == ir.SET:
             cells = self.ex(s.where, o, ctx)
-            i = self.t("c")
-            o(f"for {i} in rt.members({cells}):")
-            o.indent()
+            i = self._open_members(cells, o)
             o(f"{ref}[{i}] = {v}")
-            o.dedent()
+            self._close_members(o)
             return
         if isinstance(s.where, ir.Here):
             i = ctx["here_index"][-1]
@@ -630,13 +645,11 @@ class Lowering:
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
             cells = self.ex(it, o, ctx)
-            i = self.t("c")
-            o(f"for {i} in rt.members({cells}):")
-            o.indent()
+            i = self._open_members(cells, o)
             o(f"{var[0]} = {i} // {self.cols}")
             o(f"{var[1]} = {i} % {self.cols}")
             self.block(s.body, o, ctx)
-            o.dedent()
+            self._close_members(o)
             return
         o.indent()
         self.block(s.body, o, ctx)
@@ -693,39 +706,31 @@ class Lowering:
 
 # ---- the whole module ----------------------------------------------------------------------------------
 def _state_code(low: Lowering, layout: Layout) -> str:
-    """_decode(s) -> D, g and _encode(D, g, out): the layout of layout.py, in native code."""
+    """_decode(s, D, g) and _encode(D, g, out): the layout of layout.py, in native code, on arrays the caller
+    owns (a search allocates its working rows once, not once per state)."""
     inst = low.inst
     n = low.n
     dec = Out()
     enc = Out()
-    dec(f"D = np.zeros(({max(1, len(low.dyn_layers))}, {n}), np.int64)")
-    dec(f"g = np.zeros({low.ng}, np.int64)")
     enc(f"for w in range({layout.words}):")
     enc.indent()
     enc("out[w] = np.uint64(0)")
     enc.dedent()
-    for plane in layout.planes:
-        li = low.dyn_layers.index(plane.layer)
+    for li, name in enumerate(low.dyn_layers):
+        planes = [p for p in layout.planes if p.layer == name]
+        lo = inst.doms[name].lo if inst.doms[name].kind == "int" else 0
         dec(f"for i in range({n}):")
         dec.indent()
-        dec(f"if (s[{plane.word} + (i >> 6)] >> np.uint64(i & 63)) & np.uint64(1):")
-        dec.indent()
-        dec(f"D[{li}, i] |= {1 << plane.bit}")
+        dec("w, b = i >> 6, np.uint64(i & 63)")
+        bits = " | ".join(f"(((s[{p.word} + w] >> b) & np.uint64(1)) << np.uint64({p.bit}))" for p in planes)
+        dec(f"D[{li}, i] = np.int64({bits}) + {lo}")
         dec.dedent()
-        dec.dedent()
-    for li, name in enumerate(low.dyn_layers):
-        lo = inst.doms[name].lo if inst.doms[name].kind == "int" else 0
-        if lo:
-            dec(f"D[{li}] += {lo}")
-    for plane in layout.planes:
-        li = low.dyn_layers.index(plane.layer)
-        lo = inst.doms[plane.layer].lo if inst.doms[plane.layer].kind == "int" else 0
         enc(f"for i in range({n}):")
         enc.indent()
-        enc(f"if ((D[{li}, i] - {lo}) >> {plane.bit}) & 1:")
-        enc.indent()
-        enc(f"out[{plane.word} + (i >> 6)] |= np.uint64(1) << np.uint64(i & 63)")
-        enc.dedent()
+        enc("w, b = i >> 6, np.uint64(i & 63)")
+        enc(f"x = np.uint64(D[{li}, i] - {lo})")
+        for p in planes:
+            enc(f"out[{p.word} + w] |= ((x >> np.uint64({p.bit})) & np.uint64(1)) << b")
         enc.dedent()
     for slot in layout.slots:
         dom = inst.doms[slot.name]
@@ -772,9 +777,9 @@ def _state_code(low: Lowering, layout: Layout) -> str:
         if dom.kind == "body":
             enc(f"x += g[{base}] * {n + 1}")
         enc(f"out[{slot.word}] |= np.uint64(x) << np.uint64({slot.shift})")
-    dec("return D, g")
+    dec("return")
     enc("return")
-    return ("@njit(cache=True)\ndef _decode(s):\n" + "\n".join(dec.lines) + "\n\n\n"
+    return ("@njit(cache=True)\ndef _decode(s, D, g):\n" + "\n".join(dec.lines) + "\n\n\n"
             "@njit(cache=True)\ndef _encode(D, g, out):\n" + "\n".join(enc.lines) + "\n")
 
 
@@ -857,18 +862,16 @@ def _any_function(low: Lowering, name: str, exprs) -> str:
 
 
 def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
-    """expand / goal / heuristic over packed states: the entry points the system and native searches use."""
+    """expand / goal / heuristic over packed states: the entry points the system and native searches use.
+    Each works on the scratch rows `_work()` makes (D0, g0: the decoded parent; D, g: one move's copy)."""
     o = Out()
-    words = low.inst.layout.words
-    o("D0, g0 = _decode(s)")
-    o("FULL = rt.full_set(%d, %d)" % (low.n, low.k))
-    o("ab = np.zeros(1, np.int64)")
+    o("_decode(s, D0, g0)")
     o("n = 0")
     o("for m in range(MA.shape[0]):")
     o.indent()
     o("a = MA[m]")
-    o("D = D0.copy()")
-    o("g = g0.copy()")
+    o("D[:, :] = D0")
+    o("g[:] = g0")
     o("ab[0] = 0")
     first = True
     for ai, action in enumerate(game.actions):
@@ -905,15 +908,21 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o.dedent()
     o.dedent()
     o("return n")
-    expand = ("@njit(cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST):\n" + "\n".join(o.lines) + "\n")
+    work = ["@njit(cache=True)", "def _work():",
+            f"    D0 = np.zeros(({len(low.dyn_layers)}, {low.n}), np.int64)",
+            f"    D = np.zeros(({len(low.dyn_layers)}, {low.n}), np.int64)",
+            f"    return D0, np.zeros({low.ng}, np.int64), D, np.zeros({low.ng}, np.int64), "
+            f"rt.full_set({low.n}, {low.k}), np.zeros(1, np.int64)"]
+    expand = ("@njit(cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, FULL, ab):\n"
+              + "\n".join(o.lines) + "\n")
     hs = [i for i, h in enumerate(game.heuristics)
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
-    h_lines = ["@njit(cache=True)", "def heuristic(s, SL, SG):", "    D, g = _decode(s)",
-               f"    FULL = rt.full_set({low.n}, {low.k})", "    ab = np.zeros(1, np.int64)", "    best = 0"]
+    h_lines = ["@njit(cache=True)", "def heuristic(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
+               "    best = 0"]
     for i in hs:
         h_lines += [f"    v = h_{i}(D, g, SL, SG, FULL, ab)", "    if v > best:", "        best = v"]
     h_lines.append("    return best")
-    goal = ["@njit(cache=True)", "def goal(s, SL, SG):", "    D, g = _decode(s)",
-            f"    FULL = rt.full_set({low.n}, {low.k})", "    ab = np.zeros(1, np.int64)",
+    goal = ["@njit(cache=True)", "def goal(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
             "    return _goal(D, g, SL, SG, FULL, ab)"]
-    return expand + "\n\n" + "\n".join(h_lines) + "\n\n\n" + "\n".join(goal) + "\n"
+    return ("\n".join(work) + "\n\n\n" + expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
+            + "\n".join(goal) + "\n")

@@ -10,6 +10,26 @@ from numba import njit, uint64
 
 ONE = uint64(1)
 
+# The index of a word's lowest set bit by de Bruijn multiplication (numba has no count-trailing-zeros).
+_DEBRUIJN = uint64(0x03F79D71B4CB0A89)
+BIT_INDEX = np.zeros(64, np.int64)
+for _i in range(64):
+    BIT_INDEX[(((1 << _i) * 0x03F79D71B4CB0A89) & ((1 << 64) - 1)) >> 58] = _i
+
+
+@njit(cache=True)
+def bit_index(low):
+    """The index of the single set bit of `low` (a power of two)."""
+    return BIT_INDEX[(low * _DEBRUIJN) >> uint64(58)]
+
+
+@njit(cache=True)
+def popcount(x):
+    x = x - ((x >> ONE) & uint64(0x5555555555555555))
+    x = (x & uint64(0x3333333333333333)) + ((x >> uint64(2)) & uint64(0x3333333333333333))
+    x = (x + (x >> uint64(4))) & uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
+
 
 @njit(cache=True)
 def empty_set(k):
@@ -69,10 +89,8 @@ def same(a, b):
 def count(a):
     n = 0
     for j in range(a.shape[0]):
-        x = a[j]
-        while x:
-            x &= x - ONE
-            n += 1
+        if a[j]:
+            n += popcount(a[j])
     return n
 
 
@@ -90,10 +108,7 @@ def first(a):
     for j in range(a.shape[0]):
         x = a[j]
         if x:
-            b = 0
-            while (x >> uint64(b)) & ONE == 0:
-                b += 1
-            return j * 64 + b
+            return j * 64 + bit_index(x & (~x + ONE))
     return -1
 
 
@@ -104,13 +119,11 @@ def members(a):
     n = 0
     for j in range(a.shape[0]):
         x = a[j]
-        b = 0
         while x:
-            if x & ONE:
-                out[n] = j * 64 + b
-                n += 1
-            x >>= ONE
-            b += 1
+            low = x & (~x + ONE)
+            out[n] = j * 64 + bit_index(low)
+            n += 1
+            x ^= low
     return out
 
 

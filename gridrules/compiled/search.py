@@ -50,12 +50,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     start = time.perf_counter()
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
-    mod.rehash(arrays.K, 1, arrays.T)
     meta = np.zeros(7, np.int64)
-    meta[0] = 1
-    h0 = system.heuristic(system.initial()) if use_h else 0
-    arrays.HF[0], arrays.HG[0], arrays.HI[0] = h0, 0, 0
-    meta[1] = 1
+    meta[6] = -1  # the native loop hashes the start and pushes it
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     stats = Stats()
     chunk = 256

@@ -82,12 +82,19 @@ def _pop(HF, HG, HI, meta):
 
 @njit(cache=True)
 def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h, max_cost, chunk):
-    """meta: [states, heap size, expanded, generated, duplicates, found row, status]. status: 0 running,
-    1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again)."""
+    """meta: [states, heap size, expanded, generated, duplicates, found row, status]. status: -1 fresh (row 0
+    holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again)."""
     words = K.shape[1]
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
+    D0, g0, D1, g1, FULL, ab = _work()  # (the scratch rows; g is the path cost below)
+    if meta[6] == -1:
+        meta[6] = 0
+        T[_find(K, T, 0, words)] = 0
+        meta[0] = 1
+        G[0] = 0
+        _push(HF, HG, HI, meta, heuristic(K[0], SL, SG, D1, g1, FULL, ab) if use_h else 0, 0, 0)
     done = 0
     while meta[1] > 0:
         if done >= chunk:
@@ -96,7 +103,7 @@ def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use
         g, i = _pop(HF, HG, HI, meta)
         if g != G[i]:
             continue  # a stale entry: the state was reached more cheaply since
-        if goal(K[i], SL, SG):
+        if goal(K[i], SL, SG, D1, g1, FULL, ab):
             meta[5] = i
             meta[6] = 1
             # put it back, so that a resumed search (for another solution) sees a consistent heap
@@ -104,7 +111,7 @@ def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use
             return
         meta[2] += 1
         done += 1
-        n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST)
+        n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, FULL, ab)
         for m in range(n):
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
@@ -133,7 +140,7 @@ def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use
             G[target] = ng
             PARENT[target] = i
             MOVE_OF[target] = MOVE[m]
-            h = heuristic(K[target], SL, SG) if use_h else 0
+            h = heuristic(K[target], SL, SG, D1, g1, FULL, ab) if use_h else 0
             if max_cost >= 0 and use_h and ng + h > max_cost:
                 continue
             _push(HF, HG, HI, meta, ng + h, ng, target)

@@ -72,6 +72,7 @@ class CompiledSystem:
                     col += 1
         self.MARG = marg
         self.SL, self.SG = self._statics(low)
+        self.work = _work(len(low.dyn_layers), low.n, low.ng, low.k)
         words = inst.layout.words
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
@@ -117,7 +118,8 @@ class CompiledSystem:
 
     def successors(self, state):
         s = np.array(state, np.uint64)
-        n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST)
+        n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST,
+                      *self.work)
         out = []
         seen = set()
         for i in range(n):
@@ -129,10 +131,11 @@ class CompiledSystem:
         return out
 
     def is_goal(self, state) -> bool:
-        return bool(self._run(self.mod.goal, np.array(state, np.uint64), self.SL, self.SG))
+        return bool(self._run(self.mod.goal, np.array(state, np.uint64), self.SL, self.SG, *self.work[2:]))
 
     def heuristic(self, state) -> int:
-        return int(self._run(self.mod.heuristic, np.array(state, np.uint64), self.SL, self.SG))
+        return int(self._run(self.mod.heuristic, np.array(state, np.uint64), self.SL, self.SG,
+                                  *self.work[2:]))
 
     def search(self, algorithm: str, budget=None):
         """Run `algorithm` entirely in native code when there is a native version (else None)."""
@@ -147,6 +150,16 @@ class CompiledSystem:
             if text == move:
                 return nxt
         return None
+
+
+def _work(layers: int, cells: int, globals_: int, words: int):
+    """Scratch rows for the generated entry points, as its `_work()` makes them: the decoded parent (D0, g0),
+    one move's copy (D, g), the set of all cells and the abort flag."""
+    full = np.zeros(words, np.uint64)
+    for i in range(cells):
+        full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
+            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), full, np.zeros(1, np.int64))
 
 
 def _int(x) -> int:
