@@ -56,6 +56,7 @@ class Lowering:
         self.heuristic = heuristic
         self.errors: list[tuple[str, object]] = []  # code -> (message, span)
         self.tmp = 0
+        self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         # where every layer and global lives
         self.dyn_layers = [l.name for l in self.game.layers if not l.static]
         self.static_layers = [l.name for l in self.game.layers if l.static]
@@ -322,7 +323,7 @@ class Lowering:
         if fast is not None:  # one pass over a layer row instead of the condition at every cell
             layer, value = fast
             v = self.ex(value, o, ctx)
-            return self._snap(f"rt.inter({s}, rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k}))", o)
+            return self._snap(f"rt.inter({s}, {self.value_mask(layer, v, o)})", o)
         out = self.t("s")
         o(f"{out} = rt.empty_set({self.k})")
         i = self._for_cells(s, o, ctx)
@@ -372,6 +373,7 @@ class Lowering:
             v = "0"
         else:
             v = self._call_value(call, proc.returns, o)
+        self.forget_masks(o)
         if proc.can_reject:
             o("if ab[0] != 0:")
             o.indent()
@@ -388,6 +390,44 @@ class Lowering:
             names = self.t()
         o((", ".join(names) if isinstance(names, tuple) else names) + f" = {call}")
         return names
+
+    # ---- `layer == value` as a set, memoized per function call: one pass over the layer row gives the
+    # masks of every value; a store to the layer or a call of a def (which may store) forgets them.
+    def value_mask(self, layer: str, v: str, o: Out) -> str:
+        dom = self.inst.doms[layer]
+        lo, count = (dom.lo, dom.hi - dom.lo + 1) if dom.kind == "int" else (0, dom.size)
+        if count > 256:
+            return f"rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k})"
+        self.memo.add(layer)
+        m, ok, j, out = f"M_{layer}", f"V_{layer}", self.t("j"), self.t("s")
+        o(f"if not {ok}:")
+        o.indent()
+        o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, {self.k})")
+        o(f"{ok} = True")
+        o.dedent()
+        o(f"{j} = {v} - {lo}")
+        o(f"if 0 <= {j} < {count}:")
+        o.indent()
+        o(f"{out} = {m}[{j}]")
+        o.dedent()
+        o("else:")
+        o.indent()
+        o(f"{out} = rt.empty_set({self.k})")
+        o.dedent()
+        return out
+
+    def forget_masks(self, o: Out, layer: str | None = None):
+        for name in self.dyn_layers:
+            if layer in (None, name):
+                o(f"V_{name} = False")
+
+    def prologue(self) -> list[str]:
+        """Declarations for the memoized masks the function body used (then forget the set for the next)."""
+        lines = []
+        for layer in sorted(self.memo):
+            lines += [f"    M_{layer} = np.empty((0, {self.k}), np.uint64)", f"    V_{layer} = False"]
+        self.memo = set()
+        return lines
 
     def x_Builtin(self, e, o, ctx):
         return getattr(self, "b_" + e.name)(e, o, ctx)
@@ -409,7 +449,7 @@ class Lowering:
         if fast is not None:
             layer, value = fast
             v = self.ex(value, o, ctx)
-            return self._snap(f"rt.flood({s0}, rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k}), "
+            return self._snap(f"rt.flood({s0}, {self.value_mask(layer, v, o)}, "
                               f"{self.cols}, NOT_LEFT, NOT_RIGHT, FULL)", o)
         inside, frontier, rejected, grown = self.t("s"), self.t("s"), self.t("s"), self.t("s")
         o(f"{inside} = {s0}.copy()")
@@ -587,12 +627,13 @@ class Lowering:
             i = self._open_members(cells, o)
             o(f"{ref}[{i}] = {v}")
             self._close_members(o)
-            return
-        if isinstance(s.where, ir.Here):
-            i = ctx["here_index"][-1]
         else:
-            i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
-        o(f"{ref}[{i}] = {v}")
+            if isinstance(s.where, ir.Here):
+                i = ctx["here_index"][-1]
+            else:
+                i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
+            o(f"{ref}[{i}] = {v}")
+        self.forget_masks(o, s.layer)
 
     def s_Require(self, s, o, ctx):
         c = self.ex(s.cond, o, ctx)
@@ -688,7 +729,7 @@ class Lowering:
         if tail:
             o(tail)
         head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D', 'g', 'SL', 'SG', 'FULL', 'ab'])}):\n"
-        return head + "\n".join(o.lines) + "\n"
+        return head + "\n".join(self.prologue() + o.lines) + "\n"
 
     def dummy(self, ty) -> str:
         """A return of the right type, for a def that stops early (its caller checks `ab`)."""
@@ -858,7 +899,7 @@ def _any_function(low: Lowering, name: str, exprs) -> str:
         o("return True")
         o.dedent()
     o("return False")
-    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, FULL, ab):\n" + "\n".join(o.lines) + "\n"
+    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, FULL, ab):\n" + "\n".join(low.prologue() + o.lines) + "\n"
 
 
 def _dispatch(low: Lowering, game: ir.Game, moves) -> str:

@@ -1,7 +1,8 @@
 """Native helpers that generated code calls: sets of cells as arrays of uint64 words (bit i = cell i).
 
 Written once, compiled once (cached), used by every rule file. Each helper returns a new array and never
-changes its inputs, so generated code can share set values freely.
+changes its inputs, so generated code can share set values freely — except `add` and `grow_into`, which write
+into a set still being built.
 """
 from __future__ import annotations
 
@@ -113,38 +114,6 @@ def first(a):
 
 
 @njit(cache=True)
-def members(a):
-    """The cell indices of a set, ascending (row-major order)."""
-    out = np.empty(count(a), np.int64)
-    n = 0
-    for j in range(a.shape[0]):
-        x = a[j]
-        while x:
-            low = x & (~x + ONE)
-            out[n] = j * 64 + bit_index(low)
-            n += 1
-            x ^= low
-    return out
-
-
-@njit(cache=True)
-def neighbours(a, rows, cols):
-    """Cells 4-adjacent to the set and not in it."""
-    out = np.zeros(a.shape[0], np.uint64)
-    for i in members(a):
-        r, c = i // cols, i % cols
-        if r > 0:
-            add(out, i - cols)
-        if r + 1 < rows:
-            add(out, i + cols)
-        if c > 0:
-            add(out, i - 1)
-        if c + 1 < cols:
-            add(out, i + 1)
-    return out & ~a
-
-
-@njit(cache=True)
 def distinct_count(values):
     if values.shape[0] == 0:
         return 0
@@ -158,54 +127,77 @@ def distinct_count(values):
 
 # ---- bitboard fast paths: whole words at a time -----------------------------------------------------------
 @njit(cache=True)
-def shl(a, s):
-    """The set with every cell index raised by s (bits leaving the last word are dropped)."""
+def grow_into(a, out, cols, not_left, not_right, full):
+    """out = the set and its 4-neighbours, a word at a time with no temporaries; not_left/not_right mask out
+    the cells a one-column shift wrapped to another row."""
     k = a.shape[0]
-    out = np.zeros(k, np.uint64)
-    q, r = s >> 6, s & 63
-    for j in range(k - 1, q - 1, -1):
-        v = a[j - q] << uint64(r)
-        if r != 0 and j - q - 1 >= 0:
-            v |= a[j - q - 1] >> uint64(64 - r)
-        out[j] = v
-    return out
-
-
-@njit(cache=True)
-def shr(a, s):
-    """The set with every cell index lowered by s."""
-    k = a.shape[0]
-    out = np.zeros(k, np.uint64)
-    q, r = s >> 6, s & 63
-    for j in range(0, k - q):
-        v = a[j + q] >> uint64(r)
-        if r != 0 and j + q + 1 < k:
-            v |= a[j + q + 1] << uint64(64 - r)
-        out[j] = v
-    return out
+    q, r = cols >> 6, cols & 63
+    zero = uint64(0)
+    for j in range(k):
+        x = a[j]
+        up1 = x << ONE
+        if j > 0:
+            up1 |= a[j - 1] >> uint64(63)
+        down1 = x >> ONE
+        if j + 1 < k:
+            down1 |= a[j + 1] << uint64(63)
+        up = zero
+        if j - q >= 0:
+            up = a[j - q] << uint64(r)
+            if r != 0 and j - q - 1 >= 0:
+                up |= a[j - q - 1] >> uint64(64 - r)
+        down = zero
+        if j + q < k:
+            down = a[j + q] >> uint64(r)
+            if r != 0 and j + q + 1 < k:
+                down |= a[j + q + 1] << uint64(64 - r)
+        out[j] = (x | (up1 & not_left[j]) | (down1 & not_right[j]) | up | down) & full[j]
 
 
 @njit(cache=True)
 def grow(a, cols, not_left, not_right, full):
-    """The set and its 4-neighbours; not_left/not_right mask out the cells a shift wrapped to another row."""
-    return (a | (shl(a, 1) & not_left) | (shr(a, 1) & not_right) | shl(a, cols) | shr(a, cols)) & full
+    """The set and its 4-neighbours."""
+    out = np.empty(a.shape[0], np.uint64)
+    grow_into(a, out, cols, not_left, not_right, full)
+    return out
 
 
 @njit(cache=True)
 def border(a, cols, not_left, not_right, full):
     """Cells 4-adjacent to the set and not in it (the bitboard form of `neighbours`)."""
-    return grow(a, cols, not_left, not_right, full) & ~a
+    out = np.empty(a.shape[0], np.uint64)
+    grow_into(a, out, cols, not_left, not_right, full)
+    for j in range(a.shape[0]):
+        out[j] &= ~a[j]
+    return out
 
 
 @njit(cache=True)
 def flood(seeds, allowed, cols, not_left, not_right, full):
     """The seeds plus every cell of `allowed` 4-connected to them through `allowed`."""
     cur = seeds.copy()
+    nxt = np.empty(cur.shape[0], np.uint64)
     while True:
-        nxt = cur | (grow(cur, cols, not_left, not_right, full) & allowed)
-        if same(nxt, cur):
+        grow_into(cur, nxt, cols, not_left, not_right, full)
+        changed = False
+        for j in range(cur.shape[0]):
+            v = cur[j] | (nxt[j] & allowed[j])
+            if v != cur[j]:
+                cur[j] = v
+                changed = True
+        if not changed:
             return cur
-        cur = nxt
+
+
+@njit(cache=True)
+def value_masks(row, lo, count, k):
+    """For each value lo..lo+count-1 of a layer row, the set of cells holding it (one pass over the row)."""
+    out = np.zeros((count, k), np.uint64)
+    for i in range(row.shape[0]):
+        v = row[i] - lo
+        if 0 <= v < count:
+            out[v, i >> 6] |= ONE << uint64(i & 63)
+    return out
 
 
 @njit(cache=True)

@@ -1,0 +1,79 @@
+"""The compiled backend's bitboard helpers against plain Python sets of (row, col) cells.
+
+Games exercise these on small boards only; here boards go up to 70 columns, so shifts by a row cross word
+boundaries (cols >= 64) and rows straddle words.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+pytest.importorskip("numba")
+from gridrules.compiled import runtime as rt  # noqa: E402
+
+
+def pack(cells, rows, cols):
+    k = max(1, -(-(rows * cols) // 64))
+    out = np.zeros(k, np.uint64)
+    for r, c in cells:
+        i = r * cols + c
+        out[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return out
+
+
+def unpack(words, rows, cols):
+    return {(i // cols, i % cols) for i in range(rows * cols) if (int(words[i >> 6]) >> (i & 63)) & 1}
+
+
+def masks(rows, cols):
+    every = {(r, c) for r in range(rows) for c in range(cols)}
+    return (pack({x for x in every if x[1] != 0}, rows, cols), pack({x for x in every if x[1] != cols - 1}, rows, cols),
+            pack(every, rows, cols))
+
+
+def step(cells, rows, cols):
+    return {(r + dr, c + dc) for r, c in cells for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0))
+            if 0 <= r + dr < rows and 0 <= c + dc < cols}
+
+
+@st.composite
+def boards(draw):
+    rows, cols = draw(st.integers(1, 9)), draw(st.sampled_from([1, 2, 3, 7, 8, 13, 63, 64, 65, 70]))
+    cells = st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))
+    return rows, cols, draw(st.sets(cells, max_size=30)), draw(st.sets(cells, max_size=200))
+
+
+@settings(max_examples=150, deadline=None)
+@given(boards())
+def test_grow_border_flood_match_python_sets(board):
+    rows, cols, a, allowed = board
+    nl, nr, full = masks(rows, cols)
+    pa = pack(a, rows, cols)
+    assert unpack(rt.grow(pa, cols, nl, nr, full), rows, cols) == a | step(a, rows, cols)
+    assert unpack(rt.border(pa, cols, nl, nr, full), rows, cols) == step(a, rows, cols) - a
+    region, frontier = set(a), set(a)
+    while frontier:
+        frontier = (step(frontier, rows, cols) & allowed) - region
+        region |= frontier
+    assert unpack(rt.flood(pa, pack(allowed, rows, cols), cols, nl, nr, full), rows, cols) == region
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-2, 5), min_size=1, max_size=150), st.integers(-1, 2))
+def test_value_masks_and_counts(row, lo):
+    values = np.array(row, np.int64)
+    k = -(-len(row) // 64)
+    found = rt.value_masks(values, lo, 4, k)
+    for j in range(4):
+        expected = {i for i, v in enumerate(row) if v == lo + j}
+        got = {i for i in range(len(row)) if (int(found[j][i >> 6]) >> (i & 63)) & 1}
+        assert got == expected
+        assert rt.count(found[j]) == len(expected)
+        assert rt.first(found[j]) == (min(expected) if expected else -1)
+        assert rt.same(found[j], rt.equal_mask(values, lo + j, k))
+
+
+@given(st.integers(0, 63))
+def test_bit_index(b):
+    assert rt.bit_index(np.uint64(1) << np.uint64(b)) == b
