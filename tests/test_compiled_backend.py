@@ -14,12 +14,16 @@ from solvers import solve
 pytest.importorskip("numba")
 
 
-def native_agrees(inst, nat, ref):
-    """The native searches find the optimal cost the Python solvers find, and their moves replay."""
-    for algorithm in ("bfs", "astar"):
+def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs")):
+    """The native searches find the optimal cost the Python solvers find, and their moves replay; the native
+    deepening searches are the Python ones step for step (same expansions, same solution)."""
+    for algorithm in algorithms:
         mine, oracle = nat.search(algorithm), solve(ref, algorithm)
         assert (mine.status, mine.cost) == (oracle.status, oracle.cost)
         assert mine.optimal
+        if algorithm in ("idastar", "iddfs"):
+            assert mine.moves == oracle.moves
+            assert (mine.stats.expanded, mine.stats.generated) == (oracle.stats.expanded, oracle.stats.generated)
         if mine.moves is not None:
             state, cost = ref.initial(), 0
             for m in mine.moves:
@@ -70,7 +74,7 @@ def test_bloxorz_walks_agree(text, seed):
     inst = instance("bloxorz", text, fmt="bloxorz")
     ref, nat = walk_and_compare(inst, seed, steps=40)
     assert solve(nat, "bfs").cost == solve(ref, "bfs").cost
-    native_agrees(inst, nat, ref)
+    native_agrees(inst, nat, ref, ("bfs", "astar", "idastar"))  # (IDDFS without a table: too slow here)
 
 
 @pytest.mark.parametrize("level,cost", [("level16.txt", 28), ("level33.txt", 65)])
@@ -79,7 +83,11 @@ def test_bloxorz_seed_samples(level, cost):
     nat = system(inst, "compiled")
     sol = solve(nat, "astar")
     assert sol.cost == cost and sol.optimal
-    native_agrees(inst, nat, system(inst, "reference"))
+    deep = nat.search("idastar")
+    assert (deep.status, deep.cost, deep.optimal) == ("solved", cost, True)
+    # (the Python IDA* takes minutes on level 33: compared step for step on level 16 and random maps only)
+    native_agrees(inst, nat, system(inst, "reference"),
+                  ("bfs", "astar", "idastar") if level == "level16.txt" else ("bfs", "astar"))
 
 
 def _doc_examples():
@@ -116,3 +124,33 @@ def test_every_documented_game_agrees(ex, tmp_path):
                     if not succ:
                         break
                     state = rng.choice(succ)[1]
+
+
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "idastar", "iddfs"])
+def test_native_budgets(algorithm):
+    """State budgets stop every native search (not optimal, no traceback); a cost cap below the optimum is a
+    proof of no solution within it, as in the Python solvers."""
+    from solvers import BUDGET_EXHAUSTED, UNSOLVABLE, Budget
+
+    (inst,) = load("bloxorz", str(ROOT / "rulesets/bloxorz/levels/level16.txt"))
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    small = nat.search(algorithm, Budget(max_states=50))
+    assert small.status == BUDGET_EXHAUSTED and not small.optimal
+    capped, oracle = nat.search(algorithm, Budget(max_cost=12)), solve(ref, algorithm, Budget(max_cost=12))
+    assert (capped.status, capped.optimal) == (oracle.status, oracle.optimal) == (UNSOLVABLE, True)
+
+
+def test_native_deepening_time_limit_keeps_the_best_found():
+    """IDA* stopped by the clock returns (unproven) the cheapest solution it has seen above its bound, if any."""
+    import time
+
+    from solvers import BUDGET_EXHAUSTED, Budget
+
+    (inst,) = load("bloxorz", str(ROOT / "rulesets/bloxorz/levels/level33.txt"))
+    nat = system(inst, "compiled")
+    nat.search("iddfs", Budget(max_states=1))  # (compiles the native loop, so the clock below times the search)
+    t = time.perf_counter()
+    sol = nat.search("iddfs", Budget(time_limit=0.3))
+    assert time.perf_counter() - t < 3
+    assert sol.status == BUDGET_EXHAUSTED and not sol.optimal
+    assert sol.moves is None or len(sol.moves) >= 65

@@ -11,7 +11,7 @@ import numpy as np
 
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
-NATIVE = {"astar": True, "bfs": False}  # algorithm -> uses the heuristic
+NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algorithm -> uses the heuristic
 START_CAPACITY = 1 << 14
 
 
@@ -42,8 +42,10 @@ def _pow2(n: int) -> int:
 
 
 def native_search(system, algorithm: str, budget: Budget | None = None) -> Solution:
-    """Best-first search in native code: `astar` (with the system's heuristic) or `bfs` (uniform cost)."""
+    """`algorithm` run in native code: best-first (`astar`, `bfs`) or iterative deepening (`idastar`, `iddfs`)."""
     budget = budget or Budget(admissible=system.admissible)
+    if algorithm in ("idastar", "iddfs"):
+        return _deepening(system, algorithm, budget)
     use_h = NATIVE[algorithm]
     mod = system.mod
     words = system.inst.layout.words
@@ -53,6 +55,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     meta = np.zeros(7, np.int64)
     meta[6] = -1  # the native loop hashes the start and pushes it
     max_cost = -1 if budget.max_cost is None else budget.max_cost
+    max_states = -1 if budget.max_states is None else budget.max_states
     stats = Stats()
     chunk = 256
     last_report = start
@@ -69,7 +72,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             t0 = time.perf_counter()
             system._run(mod.best_first, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G,
                         arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG, arrays.HI, meta, use_h,
-                        max_cost, chunk)
+                        max_cost, max_states, chunk)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -77,13 +80,11 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 return result(SOLVED, moves, cost, proven)
             if status == 2:
                 return result(UNSOLVABLE, optimal=proven)
+            if status == 5:
+                return result(BUDGET_EXHAUSTED)
             if status == 3:
-                if budget.max_states is not None and meta[0] >= budget.max_states:
-                    return result(BUDGET_EXHAUSTED)
                 arrays = arrays.grown(int(meta[0]), int(meta[1]), mod)
                 meta[6] = 0
-            if budget.max_states is not None and meta[0] >= budget.max_states:
-                return result(BUDGET_EXHAUSTED)
             now = time.perf_counter()
             if budget.time_limit is not None and now - start >= budget.time_limit:
                 return result(BUDGET_EXHAUSTED)
@@ -108,3 +109,111 @@ def _path(system, arrays: _Arrays, row: int):
         moves.append(system.moves[int(arrays.MOVE[row])])
         row = int(arrays.PARENT[row])
     return tuple(reversed(moves)), cost
+
+
+class _Path:
+    """The deepening search's arrays: the path, each depth's waiting successors, the best solution so far."""
+
+    def __init__(self, words: int, moves: int, depth: int):
+        self.PATH = np.zeros((depth, words), np.uint64)
+        self.PG = np.zeros(depth, np.int64)
+        self.PM = np.full(depth, -1, np.int64)
+        self.CH = np.zeros((depth, moves, words), np.uint64)
+        self.CHM = np.zeros((depth, moves), np.int64)
+        self.CHC = np.zeros((depth, moves), np.int64)
+        self.CHN = np.zeros(depth, np.int64)
+        self.CHI = np.zeros(depth, np.int64)
+        self.INC = np.zeros(depth, np.int64)
+
+    def grown(self) -> "_Path":
+        depth, moves, words = self.CH.shape
+        new = _Path(words, moves, 2 * depth)
+        for name in ("PATH", "PG", "PM", "CH", "CHM", "CHC", "CHN", "CHI", "INC"):
+            getattr(new, name)[:depth] = getattr(self, name)
+        return new
+
+
+class _Table:
+    def __init__(self, words: int, rows: int):
+        self.K = np.zeros((rows, words), np.uint64)
+        self.G = np.zeros(rows, np.int64)
+        self.T = np.full(_pow2(2 * rows), -1, np.int64)
+
+    def grown(self, used: int, cap: int, mod) -> "_Table":
+        new = _Table(self.K.shape[1], min(2 * self.K.shape[0], cap + 1))
+        new.K[:used] = self.K[:used]
+        new.G[:used] = self.G[:used]
+        mod.rehash(new.K, used, new.T)
+        return new
+
+
+DEFAULT_TABLE_SIZE = 1 << 20  # as solvers/_deepening.py
+
+
+def _deepening(system, algorithm: str, budget: Budget) -> Solution:
+    use_h = NATIVE[algorithm]
+    mod = system.mod
+    words = system.inst.layout.words
+    start = time.perf_counter()
+    path = _Path(words, max(1, len(system.moves)), 64)
+    path.PATH[0] = np.array(system.initial(), np.uint64)
+    cap = 0 if not use_h else (budget.max_states or DEFAULT_TABLE_SIZE)
+    table = _Table(words, min(cap + 1, START_CAPACITY) if cap else 1)
+    meta = np.zeros(13, np.int64)
+    meta[6] = -1  # fresh
+    meta[9] = -1  # no solution seen yet
+    max_cost = -1 if budget.max_cost is None else budget.max_cost
+    max_states = -1 if budget.max_states is None else budget.max_states
+    admissible = (not use_h) or budget.admissible
+    optimal = budget.admissible if use_h else True
+    stats = Stats()
+    chunk = 256
+    last_report = start
+
+    def result(status, moves=None, cost=None, optimal=False):
+        stats.expanded, stats.generated, stats.duplicates = int(meta[3]), int(meta[4]), int(meta[5])
+        stats.depth = int(meta[1])
+        stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
+        stats.seconds = time.perf_counter() - start
+        if status in (BUDGET_EXHAUSTED, INTERRUPTED) and meta[9] >= 0:
+            moves = tuple(system.moves[int(m)] for m in path.INC[: int(meta[10])])
+            cost = int(meta[9])
+        return Solution(status, moves, cost, optimal or (status == SOLVED and cost == 0), stats, algorithm)
+
+    try:
+        while True:
+            t0 = time.perf_counter()
+            system._run(mod.deepening, system.SL, system.SG, system.MA, system.MARG, path.PATH, path.PG, path.PM,
+                        path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.T, path.INC,
+                        meta, use_h, admissible, max_cost, max_states, cap, chunk)
+            spent = time.perf_counter() - t0
+            status = meta[6]
+            if status == 1:
+                n = int(meta[11])
+                moves = tuple(system.moves[int(m)] for m in path.PM[1: n + 1])
+                return result(SOLVED, moves, int(meta[8]), optimal)
+            if status == 2:
+                return result(UNSOLVABLE, optimal=True)
+            if status == 5:
+                return result(BUDGET_EXHAUSTED)
+            if status == 3:
+                path = path.grown()
+                meta[6] = 0
+            elif status == 4:
+                table = table.grown(int(meta[7]), cap, mod)
+                meta[6] = 0
+            stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
+            now = time.perf_counter()
+            if budget.time_limit is not None and now - start >= budget.time_limit:
+                return result(BUDGET_EXHAUSTED)
+            if spent < 0.05:
+                chunk = min(chunk * 2, 1 << 24)
+            elif spent > 0.2:
+                chunk = max(chunk // 2, 16)
+            if budget.progress is not None and now - last_report >= budget.progress_every:
+                stats.expanded, stats.generated, stats.depth = int(meta[3]), int(meta[4]), int(meta[1])
+                stats.seconds = now - start
+                budget.progress(stats)
+                last_report = now
+    except KeyboardInterrupt:
+        return result(INTERRUPTED)

@@ -1,4 +1,4 @@
-"""The native search loop, appended to every generated module (it calls that module's expand/goal/heuristic).
+"""The native search loops, appended to every generated module (they call that module's expand/goal/heuristic).
 
 Best-first search over packed states: A* when `use_h`, uniform-cost (breadth-first by cost, correct with
 zero-cost moves) otherwise. Every array the search needs is passed in, so a call can stop after `chunk`
@@ -81,9 +81,10 @@ def _pop(HF, HG, HI, meta):
 
 
 @njit(cache=True)
-def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h, max_cost, chunk):
+def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h, max_cost, max_states, chunk):
     """meta: [states, heap size, expanded, generated, duplicates, found row, status]. status: -1 fresh (row 0
-    holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again)."""
+    holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again),
+    5 a new state would pass max_states (when >= 0)."""
     words = K.shape[1]
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
@@ -134,6 +135,9 @@ def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use
                     continue
                 target = j  # reached more cheaply: reopen
             else:
+                if max_states >= 0 and new >= max_states:
+                    meta[6] = 5
+                    return
                 T[slot] = new
                 meta[0] = new + 1
                 target = new
@@ -157,4 +161,147 @@ def rehash(K, n, T):
         T[s] = -1
     for i in range(n):
         T[_find(K, T, i, words)] = i
+
+
+@njit(cache=True)
+def _on_path(PATH, depth, CH, d, j, words):
+    for p in range(depth + 1):
+        same = True
+        for w in range(words):
+            if PATH[p, w] != CH[d, j, w]:
+                same = False
+                break
+        if same:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W):
+    """Begin an iteration at the current bound: the root alone on the path, the table emptied."""
+    D0, g0, D1, g1, FULL, ab = W
+    PG[0] = 0
+    PM[0] = -1
+    if table_cap > 0:
+        for s in range(TT.shape[0]):
+            TT[s] = -1
+    meta[7] = 0
+    meta[0] = 0
+    CHN[0] = expand(PATH[0], SL, SG, MA, MARG, CH[0], CHM[0], CHC[0], D0, g0, D1, g1, FULL, ab)
+    CHI[0] = 0
+    meta[3] += 1
+    meta[12] += 1
+
+
+@njit(cache=True)
+def deepening(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT, INC, meta, use_h,
+              admissible, max_cost, max_states, table_cap, chunk):
+    """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same
+    algorithm as solvers/_deepening.py, step for step. The path is PATH[0..depth], each depth's successors
+    wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TT slots) keeps at most
+    table_cap states per iteration, growing on demand.
+    meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
+    incumbent cost (-1 none), incumbent length, found length, iterations]. status: -1 fresh, 0 running,
+    1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
+    max_states expansions (when >= 0)."""
+    words = PATH.shape[1]
+    W = _work()
+    D0, g0, D1, g1, FULL, ab = W
+    if meta[6] == -1:
+        meta[6] = 0
+        if goal(PATH[0], SL, SG, D1, g1, FULL, ab):
+            meta[8], meta[11], meta[6] = 0, 0, 1
+            return
+        meta[1] = heuristic(PATH[0], SL, SG, D1, g1, FULL, ab) if use_h else 0
+        if admissible and max_cost >= 0 and meta[1] > max_cost:
+            meta[6] = 2
+            return
+        meta[2] = -1
+        _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
+    done = 0
+    bound = meta[1]
+    while True:
+        d = meta[0]
+        if d < 0:  # the iteration is over
+            if meta[2] < 0:
+                meta[6] = 2
+                return
+            bound = meta[1] = meta[2]
+            meta[2] = -1
+            _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
+            done += 1
+            if max_states >= 0 and meta[3] > max_states:
+                meta[6] = 5
+                return
+            continue
+        if done >= chunk:
+            return
+        j = CHI[d]
+        if j >= CHN[d]:  # every successor done: backtrack
+            meta[0] = d - 1
+            continue
+        CHI[d] = j + 1
+        meta[4] += 1
+        cg = PG[d] + CHC[d, j]
+        if _on_path(PATH, d, CH, d, j, words):
+            meta[5] += 1
+            continue
+        if max_cost >= 0 and cg > max_cost:
+            continue
+        if goal(CH[d, j], SL, SG, D1, g1, FULL, ab):
+            if cg <= bound:
+                PM[d + 1] = CHM[d, j]
+                meta[8], meta[11], meta[6] = cg, d + 1, 1
+                return
+            if meta[9] < 0 or cg < meta[9]:  # a solution above the bound: the best so far
+                for p in range(1, d + 1):
+                    INC[p - 1] = PM[p]
+                INC[d] = CHM[d, j]
+                meta[9], meta[10] = cg, d + 1
+            if meta[2] < 0 or cg < meta[2]:
+                meta[2] = cg
+            continue
+        f = cg + (heuristic(CH[d, j], SL, SG, D1, g1, FULL, ab) if use_h else 0)
+        if f > bound:
+            if not (admissible and max_cost >= 0 and f > max_cost) and (meta[2] < 0 or f < meta[2]):
+                meta[2] = f
+            continue
+        if d + 1 >= PATH.shape[0]:
+            CHI[d] = j
+            meta[4] -= 1
+            meta[6] = 3
+            return
+        if table_cap > 0:
+            n = meta[7]
+            for w in range(words):
+                TK[n, w] = CH[d, j, w]
+            slot = _find(TK, TT, n, words)
+            k = TT[slot]
+            if k >= 0:
+                if TG[k] <= cg:
+                    meta[5] += 1
+                    continue
+                TG[k] = cg
+            elif n < table_cap:
+                if n + 1 >= TK.shape[0]:  # room for the scratch row: grow first
+                    CHI[d] = j
+                    meta[4] -= 1
+                    meta[6] = 4
+                    return
+                TT[slot] = n
+                TG[n] = cg
+                meta[7] = n + 1
+        for w in range(words):
+            PATH[d + 1, w] = CH[d, j, w]
+        PG[d + 1] = cg
+        PM[d + 1] = CHM[d, j]
+        CHN[d + 1] = expand(PATH[d + 1], SL, SG, MA, MARG, CH[d + 1], CHM[d + 1], CHC[d + 1], D0, g0, D1, g1,
+                            FULL, ab)
+        CHI[d + 1] = 0
+        meta[0] = d + 1
+        meta[3] += 1
+        done += 1
+        if max_states >= 0 and meta[3] > max_states:
+            meta[6] = 5
+            return
 '''
