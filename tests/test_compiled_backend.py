@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from helpers import ROOT, bloxorz_maps, instance, system
+from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, system
 from gridrules.api import load
 from solvers import solve
 
@@ -154,3 +154,57 @@ def test_native_deepening_time_limit_keeps_the_best_found():
     assert time.perf_counter() - t < 3
     assert sol.status == BUDGET_EXHAUSTED and not sol.optimal
     assert sol.moves is None or len(sol.moves) >= 65
+
+
+POINTERS = """# Pointers: every cell points at a neighbour or at nothing; a turn repoints one cell. (A cell-valued layer.)
+game pointers "Pointers"
+
+layer target: cell
+layer seen: bool
+global last: cell
+
+action turn(p: cell, d: dir) "{p}:{d}" cost 1:
+    require on_board(p + d)
+    require target[p] != p + d
+    target[p] = p + d
+    last = target[p]
+    if any(cells where target == p):
+        seen[p] = true
+
+action clear(p: cell) "x{p}" cost 2:
+    require target[p] != none
+    if last != none:
+        target[last] = target[p]
+    target[p] = none
+
+goal: count(cells where target == none) == 1 and target[(0, 0)] == (0, 1)
+
+heuristic pointing admissible:
+    return count(cells where target == none) / 4
+
+level grid:
+    '.': pass
+    'r': target = here + R
+    'd': target = here + D
+"""
+
+
+@st.composite
+def pointer_boards(draw):
+    """3x3 boards of cells pointing right, down or nowhere (never off the board)."""
+    rows = []
+    for r in range(3):
+        row = ""
+        for c in range(3):
+            row += draw(st.sampled_from("." + ("r" if c < 2 else "") + ("d" if r < 2 else "")))
+        rows.append(row)
+    return "\n".join(rows) + "\n"
+
+
+@settings(max_examples=20)
+@given(pointer_boards(), st.integers(0, 10**6))
+def test_cell_layers_agree(level, seed):
+    """A cell-valued layer (stored as cell codes natively): walks, searches and stores off the board agree."""
+    inst = instance_from_rules(POINTERS, level)
+    ref, nat = walk_and_compare(inst, seed, steps=20)
+    native_agrees(inst, nat, ref, ("bfs", "astar", "idastar"))

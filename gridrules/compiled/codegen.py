@@ -73,10 +73,6 @@ class Lowering:
             sizes[arr] += width * count
         self.ng, self.nsg = max(1, sizes["g"]), max(1, sizes["SG"])
         self.bodies = {b.name: i for i, b in enumerate(self.game.bodies)}
-        for layer in self.game.layers:
-            if inst.doms[layer.name].kind in ("cell", "body"):
-                raise Unsupported(f"layer `{layer.name}` holds cells; the compiled backend stores ints, bools and "
-                                  "enums per cell")
 
     # ---- helpers
     def t(self, base="t") -> str:
@@ -210,7 +206,28 @@ class Lowering:
             i = self.cell_index(o, self.ex(e.cell, o, ctx), f"reading layer `{e.layer}`", e.span)
         v = self.t()
         o(f"{v} = {ref}[{i}]" + (" != 0" if e.ty == ir.BOOL else ""))
+        if e.ty == ir.CELL:  # a cell layer holds codes: r * cols + c, or the cell count for none
+            return self._snap((f"({v} // {self.cols} if {v} != {self.n} else NONE)",
+                               f"({v} % {self.cols} if {v} != {self.n} else 0)"), o)
         return v
+
+    def _cell_code(self, v, o, what, span) -> str:
+        """The code of a cell value; a cell off the board cannot be stored."""
+        r, c = v
+        x = self.t("x")
+        o(f"if {r} == NONE:")
+        o.indent()
+        o(f"{x} = {self.n}")
+        o.dedent()
+        o(f"elif 0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}:")
+        o.indent()
+        o(f"{x} = {r} * {self.cols} + {c}")
+        o.dedent()
+        o("else:")
+        o.indent()
+        o(self.fault(f"{what} would be stored holding a cell outside the {self.rows}x{self.cols} board", span))
+        o.dedent()
+        return x
 
     def x_Unary(self, e, o, ctx):
         x = self.ex(e.operand, o, ctx)
@@ -395,7 +412,7 @@ class Lowering:
     # masks of every value; a store to the layer or a call of a def (which may store) forgets them.
     def value_mask(self, layer: str, v: str, o: Out) -> str:
         dom = self.inst.doms[layer]
-        lo, count = (dom.lo, dom.hi - dom.lo + 1) if dom.kind == "int" else (0, dom.size)
+        lo, count = (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
         if count > 256:
             return f"rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k})"
         self.memo.add(layer)
@@ -438,7 +455,8 @@ class Lowering:
         if not (isinstance(pred, ir.BinOp) and pred.op == "=="):
             return None
         for a, b in ((pred.left, pred.right), (pred.right, pred.left)):
-            if isinstance(a, ir.LayerAt) and isinstance(a.cell, ir.Here) and a.ty != ir.BOOL and _here_free(b):
+            if (isinstance(a, ir.LayerAt) and isinstance(a.cell, ir.Here) and a.ty != ir.BOOL
+                    and a.ty != ir.CELL and _here_free(b)):
                 return a.layer, b
         return None
 
@@ -620,6 +638,8 @@ class Lowering:
 
     def s_SetLayer(self, s, o, ctx):
         v = self._snap(self.ex(s.value, o, ctx), o)
+        if s.value.ty == ir.CELL:
+            v = self._cell_code(v, o, f"layer `{s.layer}`", s.span)
         self._check_int(s.layer, v, o, s.span)
         ref = self.layer_ref(s.layer)
         if s.where.ty == ir.SET:

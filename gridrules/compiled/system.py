@@ -89,7 +89,8 @@ class CompiledSystem:
         n = inst.rows * inst.cols
         sl = np.zeros((max(1, len(low.static_layers)), n), np.int64)
         for li, name in enumerate(low.static_layers):
-            sl[li] = [_int(x) for x in inst.statics[name]]
+            sl[li] = [inst.code(name, x) + (inst.doms[name].lo if inst.doms[name].kind == "int" else 0)
+                      for x in inst.statics[name]]
         sg = np.zeros(low.nsg, np.int64)
         for name, (arr, off, width) in low.gslots.items():
             if arr != "SG":
@@ -160,10 +161,6 @@ def _work(layers: int, cells: int, globals_: int, words: int):
         full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), full, np.zeros(1, np.int64))
-
-
-def _int(x) -> int:
-    return int(x) if not isinstance(x, bool) else int(x)
 
 
 def _slots(kind, x):

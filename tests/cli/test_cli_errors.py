@@ -83,10 +83,11 @@ def test_unknown_backend(run):
     assert r.code == 2 and "nosuch" in r.err and "reference" in r.err and "compiled" in r.err
 
 
-def test_compiled_backend_says_what_it_cannot_run_yet(run):
-    """No silent fallback: a construct the compiled backend lacks is a clear usage error."""
-    r = run("solve", "tests/golden/runtime/cell_layer_off_board.grl", "tests/golden/runtime/cell_layer_off_board.txt",
-            "--backend", "compiled")
-    assert r.code == 2
-    assert r.err.strip() == ("error: the compiled backend cannot run `arrows` yet: layer `target` holds cells; the "
-                             "compiled backend stores ints, bools and enums per cell; use --backend reference")
+def test_compiled_backend_stops_on_the_same_rule_error(run):
+    """A cell layer stored off the board: both backends stop with the same located rule error (exit 2)."""
+    args = ("solve", "tests/golden/runtime/cell_layer_off_board.grl", "tests/golden/runtime/cell_layer_off_board.txt")
+    ref, nat = run(*args, "--backend", "reference"), run(*args, "--backend", "compiled")
+    assert ref.code == nat.code == 2
+    message = "layer `target` would be stored holding a cell outside the 1x2 board"
+    assert message in ref.err and message in nat.err
+    assert nat.err.startswith("tests/golden/runtime/cell_layer_off_board.grl:7:5: ")
