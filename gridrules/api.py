@@ -120,8 +120,10 @@ def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
 BACKENDS = ("reference", "compiled")
 
 
-def system(inst: Instance, backend: str = "reference", heuristic: str | None = None):
-    """The instance as a TransitionSystem: `reference` (the plain-Python oracle) or `compiled` (numba)."""
+def system(inst: Instance, backend: str = "reference", heuristic: str | None = None, notice=None):
+    """The instance as a TransitionSystem: `reference` (the plain-Python oracle) or `compiled` (numba).
+    notice(text) hears when the compiled backend is about to compile native code (slow, once per rule file,
+    parameters and board size)."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend `{backend}` (available: {', '.join(BACKENDS)})")
     if heuristic is not None and heuristic not in {h.name for h in inst.game.heuristics}:
@@ -130,7 +132,7 @@ def system(inst: Instance, backend: str = "reference", heuristic: str | None = N
     if backend == "compiled":
         from .compiled.system import CompiledSystem
 
-        return CompiledSystem(inst, heuristic)
+        return CompiledSystem(inst, heuristic, notice)
     from .reference import ReferenceSystem
 
     return ReferenceSystem(inst, heuristic)

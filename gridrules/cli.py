@@ -318,12 +318,22 @@ def verify(system, sol) -> tuple[bool, str | None]:
     return True, None
 
 
+_noticed = []
+
+
+def _compile_notice(text: str) -> None:
+    """Say once per run that native code is being compiled (the only slow start-up there is)."""
+    if not _noticed:
+        _noticed.append(text)
+        _stderr_console().print(f"[dim]{text}[/dim]", soft_wrap=True)
+
+
 def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristic: str | None,
                    time_limit, max_states, backend: str, progress: bool) -> Outcome:
     from . import api
     from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, solve
 
-    system = api.system(inst, backend, heuristic)
+    system = api.system(inst, backend, heuristic, notice=_compile_notice)
     algo = algorithm or _default_algorithm(inst.game, heuristic)
     label = f"{inst.level}: " if count > 1 else ""
     reporter = _Progress(label, algo, progress)

@@ -853,6 +853,7 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
         "import numpy as np",
         "from numba import njit",
         "from gridrules.compiled import runtime as rt",
+        "from gridrules.compiled.loops import EXPAND, GOAL, HEURISTIC",
         "",
         f"NONE = {NONE}",
         "DR = np.array([0, 0, -1, 1], np.int64)",
@@ -892,7 +893,10 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
     from ..reference.system import action_instances, interpreter
 
     moves = action_instances(inst, interpreter(inst))  # (text, action index, args), numbered as the reference does
+    used = {ai for _, ai, _ in moves}  # actions whose `when` holds for no parameter value are not compiled
     for ai, action in enumerate(game.actions):
+        if ai not in used:
+            continue
         parts.append(low.function(f"act_{ai}", low.params_code(action.proc), action.proc.body, "action",
                                   "return False", "return True"))
         cost_proc = ir.Procedure("cost", action.proc.params, (ir.Return(action.cost),), action.proc.nlocals)
@@ -903,9 +907,6 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
     parts.append(_any_function(low, "_goal", game.goals))
     parts.append(_any_function(low, "_dead", game.fails))
     parts.append(_dispatch(low, game, moves))
-    from .search_template import SEARCH
-
-    parts.append(SEARCH)
     return "\n".join(parts) + "\n", low, moves
 
 
@@ -923,8 +924,9 @@ def _any_function(low: Lowering, name: str, exprs) -> str:
 
 
 def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
-    """expand / goal / heuristic over packed states: the entry points the system and native searches use.
-    Each works on the scratch rows `_work()` makes (D0, g0: the decoded parent; D, g: one move's copy)."""
+    """expand / goal / heuristic over packed states: the entry points the system and native searches use, with
+    the fixed signatures of loops.py. Each works on scratch rows its caller owns (system._work: D0, g0: the
+    decoded parent; D, g: one move's copy)."""
     o = Out()
     o("_decode(s, D0, g0)")
     o("n = 0")
@@ -935,7 +937,10 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("g[:] = g0")
     o("ab[0] = 0")
     first = True
+    used = {ai for _, ai, _ in moves}
     for ai, action in enumerate(game.actions):
+        if ai not in used:
+            continue
         args = []
         col = 0
         for _, dom in action.proc.params:
@@ -969,21 +974,16 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o.dedent()
     o.dedent()
     o("return n")
-    work = ["@njit(cache=True)", "def _work():",
-            f"    D0 = np.zeros(({len(low.dyn_layers)}, {low.n}), np.int64)",
-            f"    D = np.zeros(({len(low.dyn_layers)}, {low.n}), np.int64)",
-            f"    return D0, np.zeros({low.ng}, np.int64), D, np.zeros({low.ng}, np.int64), "
-            f"rt.full_set({low.n}, {low.k}), np.zeros(1, np.int64)"]
-    expand = ("@njit(cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, FULL, ab):\n"
+    expand = ("@njit(EXPAND, cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, FULL, ab):\n"
               + "\n".join(o.lines) + "\n")
     hs = [i for i, h in enumerate(game.heuristics)
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
-    h_lines = ["@njit(cache=True)", "def heuristic(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
+    h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
                "    best = 0"]
     for i in hs:
         h_lines += [f"    v = h_{i}(D, g, SL, SG, FULL, ab)", "    if v > best:", "        best = v"]
     h_lines.append("    return best")
-    goal = ["@njit(cache=True)", "def goal(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
+    goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
             "    return _goal(D, g, SL, SG, FULL, ab)"]
-    return ("\n".join(work) + "\n\n\n" + expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
+    return (expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
             + "\n".join(goal) + "\n")

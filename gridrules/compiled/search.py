@@ -1,4 +1,4 @@
-"""Driving the native search loop (search_template.py) from Python: chunks, budgets, progress, the path.
+"""Driving the native search loops (loops.py) from Python: chunks, budgets, progress, the path.
 
 Each native call expands a bounded number of states (tuned to about a tenth of a second), then Python checks the
 time and state budgets, reports progress and lets Ctrl-C through; the search resumes from its arrays.
@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from . import loops
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
 NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algorithm -> uses the heuristic
@@ -27,13 +28,13 @@ class _Arrays:
         self.HG = np.zeros(heap, np.int64)
         self.HI = np.zeros(heap, np.int64)
 
-    def grown(self, n_states: int, n_heap: int, mod) -> "_Arrays":
+    def grown(self, n_states: int, n_heap: int) -> "_Arrays":
         new = _Arrays(self.K.shape[1], 2 * self.K.shape[0])
         for name in ("K", "G", "PARENT", "MOVE"):
             getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
         for name in ("HF", "HG", "HI"):
             getattr(new, name)[:n_heap] = getattr(self, name)[:n_heap]
-        mod.rehash(new.K, n_states, new.T)
+        loops.rehash(new.K, n_states, new.T)
         return new
 
 
@@ -70,9 +71,9 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(mod.best_first, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G,
-                        arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG, arrays.HI, meta, use_h,
-                        max_cost, max_states, chunk)
+            system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
+                        system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG, arrays.HI, meta, use_h,
+                        max_cost, max_states, chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -83,7 +84,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 3:
-                arrays = arrays.grown(int(meta[0]), int(meta[1]), mod)
+                arrays = arrays.grown(int(meta[0]), int(meta[1]))
                 meta[6] = 0
             now = time.perf_counter()
             if budget.time_limit is not None and now - start >= budget.time_limit:
@@ -139,11 +140,11 @@ class _Table:
         self.G = np.zeros(rows, np.int64)
         self.T = np.full(_pow2(2 * rows), -1, np.int64)
 
-    def grown(self, used: int, cap: int, mod) -> "_Table":
+    def grown(self, used: int, cap: int) -> "_Table":
         new = _Table(self.K.shape[1], min(2 * self.K.shape[0], cap + 1))
         new.K[:used] = self.K[:used]
         new.G[:used] = self.G[:used]
-        mod.rehash(new.K, used, new.T)
+        loops.rehash(new.K, used, new.T)
         return new
 
 
@@ -183,9 +184,9 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(mod.deepening, system.SL, system.SG, system.MA, system.MARG, path.PATH, path.PG, path.PM,
-                        path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.T, path.INC,
-                        meta, use_h, admissible, max_cost, max_states, cap, chunk)
+            system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
+                        system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.T, path.INC,
+                        meta, use_h, admissible, max_cost, max_states, cap, chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -200,7 +201,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 path = path.grown()
                 meta[6] = 0
             elif status == 4:
-                table = table.grown(int(meta[7]), cap, mod)
+                table = table.grown(int(meta[7]), cap)
                 meta[6] = 0
             stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
             now = time.perf_counter()

@@ -6,6 +6,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -23,10 +24,25 @@ def _versions() -> str:
     return f"gridrules {__version__} numba {numba.__version__}"
 
 
+def _module_name(source: str) -> str:
+    return "gridrules_gen_" + hashlib.sha256((source + _versions()).encode()).hexdigest()[:20]
+
+
+def needs_compiling(source: str) -> bool:
+    """Whether importing this generated module (or the shared search loops) will compile native code: numba
+    keeps an index file per compiled function in its cache."""
+    name = _module_name(source)
+    if name in sys.modules:
+        return False
+    from numba.core import config
+
+    folder = Path(config.CACHE_DIR or cache_dir() / "numba")
+    return not (any(folder.glob(f"*/{name}.expand-*.nbi")) and any(folder.glob("*/loops.deepening-*.nbi")))
+
+
 def load_module(source: str):
     """Import generated source from the cache (writing it first, atomically, if it is new)."""
-    digest = hashlib.sha256((source + _versions()).encode()).hexdigest()[:20]
-    name = f"gridrules_gen_{digest}"
+    name = _module_name(source)
     if name in sys.modules:
         return sys.modules[name]
     folder = cache_dir() / "modules"
@@ -50,7 +66,8 @@ class CompiledSystem:
 
     backend = "compiled"
 
-    def __init__(self, inst: Instance, heuristic: str | None = None):
+    def __init__(self, inst: Instance, heuristic: str | None = None, notice=None):
+        """notice(text), when given, hears that native code is about to be compiled (a first use)."""
         self.inst = inst
         try:
             source, low, moves = generate(inst, heuristic)
@@ -59,6 +76,9 @@ class CompiledSystem:
                              "use --backend reference") from None
         self.source = source
         self.faults = low.errors
+        if notice is not None and needs_compiling(source):
+            notice(f"compiling native code for `{inst.game.name}` on {inst.rows}x{inst.cols} boards (once: later "
+                   f"runs load it from {cache_dir()})")
         self.mod = load_module(source)
         self.moves = [text for text, _, _ in moves]
         width = max([sum(2 if isinstance(a, tuple) else 1 for a in args) for _, _, args in moves] + [1])

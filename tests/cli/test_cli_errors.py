@@ -90,4 +90,19 @@ def test_compiled_backend_stops_on_the_same_rule_error(run):
     assert ref.code == nat.code == 2
     message = "layer `target` would be stored holding a cell outside the 1x2 board"
     assert message in ref.err and message in nat.err
-    assert nat.err.startswith("tests/golden/runtime/cell_layer_off_board.grl:7:5: ")
+    assert "tests/golden/runtime/cell_layer_off_board.grl:7:5: " + message in nat.err
+
+
+def test_compiling_is_announced_once(run, tmp_path, monkeypatch):
+    """A first use of the compiled backend says on stderr that it compiles native code; a second run does not."""
+    import gridrules.cli
+    import gridrules.compiled.system as compiled
+
+    monkeypatch.setattr(gridrules.cli, "_noticed", [])  # (once per process: each test starts afresh)
+    monkeypatch.setattr(compiled, "needs_compiling", lambda source: True)
+    first = run("solve", "floodit", SAMPLE, "--backend", "compiled")
+    assert first.code == 0 and first.err.count("compiling native code for `floodit` on") == 1
+    monkeypatch.setattr(compiled, "needs_compiling", lambda source: False)
+    monkeypatch.setattr(gridrules.cli, "_noticed", [])
+    again = run("solve", "floodit", SAMPLE, "--backend", "compiled")
+    assert again.code == 0 and "compiling" not in again.err

@@ -1,15 +1,34 @@
-"""The native search loops, appended to every generated module (they call that module's expand/goal/heuristic).
+"""The native search loops, compiled once for every game: they call a game's generated entry points
+(expand / heuristic / goal) as first-class functions of fixed signatures, so a new rule file or board size
+compiles only its own rules, never the searches again.
 
 Best-first search over packed states: A* when `use_h`, uniform-cost (breadth-first by cost, correct with
-zero-cost moves) otherwise. Every array the search needs is passed in, so a call can stop after `chunk`
-expansions and a later call resumes where it stopped: Python shows progress and checks budgets in between.
-States live in K (one row per state), found through an open-addressing table T of row numbers; duplicate
-detection compares every word (exact, never a lossy hash).
+zero-cost moves) otherwise. Iterative deepening (IDA* or IDDFS), the same algorithm as solvers/_deepening.py.
+Every array a search needs is passed in, so a call can stop after `chunk` expansions and a later call resumes
+where it stopped: Python shows progress and checks budgets in between. States live in K (one row per state),
+found through an open-addressing table T of row numbers; duplicate detection compares every word (exact,
+never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D1, g1, FULL, ab).
 """
+from __future__ import annotations
 
-SEARCH = '''
+import numpy as np
+from numba import njit, types
 
-@njit(cache=True)
+_U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
+_I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
+_B = types.boolean
+_I = types.int64
+WORK = (_I2, _I1, _I2, _I1, _U1, _I1)  # D0, g0, D, g, FULL, ab
+
+# The signatures of a game's entry points (codegen.py emits them with exactly these).
+EXPAND = _I(_U1, _I2, _I1, _I1, _I2, _U2, _I1, _I1, *WORK)  # s, SL, SG, MA, MARG, OUT, MOVE, COST, work
+HEURISTIC = _I(_U1, _I2, _I1, *WORK[2:])  # s, SL, SG, D, g, FULL, ab
+GOAL = _B(_U1, _I2, _I1, *WORK[2:])
+_EXPAND_T, _HEURISTIC_T, _GOAL_T = (types.FunctionType(sig) for sig in (EXPAND, HEURISTIC, GOAL))
+_W = types.Tuple(WORK)
+
+
+@njit(_U1.dtype(_U2, _I, _I), cache=True)
 def _hash(K, i, words):
     h = np.uint64(1469598103934665603)
     for w in range(words):
@@ -20,7 +39,7 @@ def _hash(K, i, words):
     return h
 
 
-@njit(cache=True)
+@njit(_I(_U2, _I1, _I, _I), cache=True)
 def _find(K, T, i, words):
     """The table slot holding a row equal to row i, or the empty slot where it belongs."""
     mask = np.uint64(T.shape[0] - 1)
@@ -39,7 +58,7 @@ def _find(K, T, i, words):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(cache=True)
+@njit(types.void(_I1, _I1, _I1, _I1, _I, _I, _I), cache=True)
 def _push(HF, HG, HI, meta, f, g, i):
     n = meta[1]
     HF[n] = f
@@ -56,7 +75,7 @@ def _push(HF, HG, HI, meta, f, g, i):
         n = p
 
 
-@njit(cache=True)
+@njit(types.UniTuple(_I, 2)(_I1, _I1, _I1, _I1), cache=True)
 def _pop(HF, HG, HI, meta):
     n = meta[1] - 1
     top_g, top_i = HG[0], HI[0]
@@ -80,8 +99,10 @@ def _pop(HF, HG, HI, meta):
     return top_g, top_i
 
 
-@njit(cache=True)
-def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h, max_cost, max_states, chunk):
+@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1, _I1, _I1,
+                 _I1, _B, _I, _I, _I, _W), cache=True)
+def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
+               max_cost, max_states, chunk, W):
     """meta: [states, heap size, expanded, generated, duplicates, found row, status]. status: -1 fresh (row 0
     holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again),
     5 a new state would pass max_states (when >= 0)."""
@@ -89,7 +110,7 @@ def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
-    D0, g0, D1, g1, FULL, ab = _work()  # (the scratch rows; g is the path cost below)
+    D0, g0, D1, g1, FULL, ab = W  # (the scratch rows; g is the path cost below)
     if meta[6] == -1:
         meta[6] = 0
         T[_find(K, T, 0, words)] = 0
@@ -154,7 +175,7 @@ def best_first(SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use
     meta[6] = 2
 
 
-@njit(cache=True)
+@njit(types.void(_U2, _I, _I1), cache=True)
 def rehash(K, n, T):
     words = K.shape[1]
     for s in range(T.shape[0]):
@@ -163,7 +184,7 @@ def rehash(K, n, T):
         T[_find(K, T, i, words)] = i
 
 
-@njit(cache=True)
+@njit(_B(_U2, _I, _U3, _I, _I, _I), cache=True)
 def _on_path(PATH, depth, CH, d, j, words):
     for p in range(depth + 1):
         same = True
@@ -176,8 +197,9 @@ def _on_path(PATH, depth, CH, d, j, words):
     return False
 
 
-@njit(cache=True)
-def _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W):
+@njit(types.void(_EXPAND_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, types.Array(types.uint64, 3, "C"), _I2, _I2, _I1, _I1,
+                 _I1, _I1, _I, _W), cache=True)
+def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W):
     """Begin an iteration at the current bound: the root alone on the path, the table emptied."""
     D0, g0, D1, g1, FULL, ab = W
     PG[0] = 0
@@ -193,9 +215,10 @@ def _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, me
     meta[12] += 1
 
 
-@njit(cache=True)
-def deepening(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT, INC, meta, use_h,
-              admissible, max_cost, max_states, table_cap, chunk):
+@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2, _I1, _I1,
+                 _U2, _I1, _I1, _I1, _I1, _B, _B, _I, _I, _I, _I, _W), cache=True)
+def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT, INC,
+              meta, use_h, admissible, max_cost, max_states, table_cap, chunk, W):
     """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same
     algorithm as solvers/_deepening.py, step for step. The path is PATH[0..depth], each depth's successors
     wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TT slots) keeps at most
@@ -205,7 +228,6 @@ def deepening(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0)."""
     words = PATH.shape[1]
-    W = _work()
     D0, g0, D1, g1, FULL, ab = W
     if meta[6] == -1:
         meta[6] = 0
@@ -217,7 +239,7 @@ def deepening(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT
             meta[6] = 2
             return
         meta[2] = -1
-        _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
+        _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
     done = 0
     bound = meta[1]
     while True:
@@ -228,7 +250,7 @@ def deepening(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT
                 return
             bound = meta[1] = meta[2]
             meta[2] = -1
-            _deepen_start(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
+            _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
             done += 1
             if max_states >= 0 and meta[3] > max_states:
                 meta[6] = 5
@@ -304,4 +326,3 @@ def deepening(SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT
         if max_states >= 0 and meta[3] > max_states:
             meta[6] = 5
             return
-'''
