@@ -81,6 +81,7 @@ class CompiledSystem:
                    f"runs load it from {cache_dir()})")
         self.mod = load_module(source)
         self.moves = [text for text, _, _ in moves]
+        self.texts_collide = len(set(self.moves)) < len(self.moves)  # (then two legal at once is a rule error)
         width = max([sum(2 if isinstance(a, tuple) else 1 for a in args) for _, _, args in moves] + [1])
         self.MA = np.array([ai for _, ai, _ in moves] or [0], np.int64)[: len(moves)]
         marg = np.zeros((max(1, len(moves)), width), np.int64)
@@ -141,15 +142,15 @@ class CompiledSystem:
         s = np.array(state, np.uint64)
         n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST,
                       *self.work)
-        out = []
-        seen = set()
-        for i in range(n):
-            text = self.moves[self.MOVE[i]]
-            if text in seen:
-                raise RuleRuntimeError(f"two legal moves are both written `{text}`", None)
-            seen.add(text)
-            out.append((text, tuple(int(w) for w in self.OUT[i]), int(self.COST[i])))
-        return out
+        moves = self.MOVE[:n].tolist()
+        if self.texts_collide and len({self.moves[m] for m in moves}) < n:
+            seen = set()
+            for m in moves:
+                if self.moves[m] in seen:
+                    raise RuleRuntimeError(f"two legal moves are both written `{self.moves[m]}`", None)
+                seen.add(self.moves[m])
+        return [(self.moves[m], tuple(row), k)
+                for m, row, k in zip(moves, self.OUT[:n].tolist(), self.COST[:n].tolist())]
 
     def is_goal(self, state) -> bool:
         return bool(self._run(self.mod.goal, np.array(state, np.uint64), self.SL, self.SG, *self.work[2:]))
