@@ -119,16 +119,20 @@ class ReferenceSystem:
             self._h = [proc]
             self.admissible = adm
         self.min_move_cost = min_move_cost(game, c)
+        self._by_text = None  # move text -> instance numbers (built on the first replay)
 
     # ---- TransitionSystem
     def initial(self):
         return self.inst.initial
 
-    def successors(self, state):
+    def successors(self, state, only=None):
+        """Every legal move (or only those of the move instances numbered in `only`)."""
         base = self.inst.values(state)
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
-        for text, proc, args, cost, nlocals, span in self.moves:
+        for i, (text, proc, args, cost, nlocals, span) in enumerate(self.moves):
+            if only is not None and i not in only:
+                continue
             v = dict(base)
             for name in dynamic:
                 x = v[name]
@@ -170,6 +174,23 @@ class ReferenceSystem:
         return {name: proc(v) for name, (proc, _) in self.heuristics.items()}
 
     # ---- replay
+    def step(self, state, move: str):
+        """(next state, cost) after `move`, or None when it is not legal here. Only the move instances written
+        `move` are run (every instance when texts may collide, so that a collision is still a rule error)."""
+        if self._by_text is None:
+            by_text: dict[str, set[int]] = {}
+            for i, entry in enumerate(self.moves):
+                by_text.setdefault(entry[0], set()).add(i)
+            unique = all(len(v) == 1 for v in by_text.values())
+            self._by_text = by_text if unique else {}
+        only = self._by_text.get(move) if self._by_text else None
+        if self._by_text and only is None:
+            return None
+        for text, nxt, cost in self.successors(state, only):
+            if text == move:
+                return nxt, cost
+        return None
+
     def apply(self, state, move: str):
         """The state after `move`, or None when the move is not legal here."""
         for text, nxt, _ in self.successors(state):

@@ -218,3 +218,25 @@ def test_installed_entry_point_and_python_m(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", str(tmp_path / "none.txt")],
                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert p.returncode == 2 and "does not exist" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_verify_replays_every_printed_solution():
+    """The replay that guards every printed solution rejects an illegal move, a wrong cost and a non-goal end."""
+    from gridrules import api
+    from gridrules.cli import verify
+    from solvers import SOLVED, Solution, Stats
+
+    (inst,) = api.load("bloxorz", "rulesets/bloxorz/levels/level16.txt")
+    ref = api.system(inst, "reference")
+    good = ("R", "R", "R", "R", "swap", "R", "D", "swap")  # a prefix of the optimum: legal, not a goal
+
+    def check(moves, cost):
+        return verify(ref, Solution(SOLVED, tuple(moves), cost, True, Stats(), "test"))
+
+    assert check(good, len(good)) == (False, "its 8 moves do not end in a goal")
+    assert check(("R", "nosuch"), 2) == (False, "move 2 `nosuch` is not legal there")
+    from solvers import solve
+
+    best = solve(ref, "astar")
+    assert check(best.moves, best.cost) == (True, None)
+    assert check(best.moves, best.cost + 1) == (False, f"its moves cost {best.cost}, the solver said {best.cost + 1}")
