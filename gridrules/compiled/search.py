@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from . import loops
+from solvers._deepening import DEFAULT_TABLE_SIZE  # (the Python IDA*'s table size: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
 NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algorithm -> uses the heuristic
@@ -72,8 +73,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
         while True:
             t0 = time.perf_counter()
             system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
-                        system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG, arrays.HI, meta, use_h,
-                        max_cost, max_states, chunk, system.work)
+                        system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG,
+                        arrays.HI, meta, use_h, max_cost, max_states, chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -148,9 +149,6 @@ class _Table:
         return new
 
 
-DEFAULT_TABLE_SIZE = 1 << 20  # as solvers/_deepening.py
-
-
 def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     use_h = NATIVE[algorithm]
     mod = system.mod
@@ -185,8 +183,9 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
         while True:
             t0 = time.perf_counter()
             system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
-                        system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.T, path.INC,
-                        meta, use_h, admissible, max_cost, max_states, cap, chunk, system.work)
+                        system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI,
+                        table.K, table.G, table.T, path.INC, meta, use_h, admissible, max_cost, max_states, cap,
+                        chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
