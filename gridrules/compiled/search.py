@@ -39,6 +39,31 @@ class _Arrays:
         return new
 
 
+class _Pace:
+    """Between native chunks: chunk sizes tuned to about a tenth of a second, the time limit, progress reports."""
+
+    def __init__(self, budget: Budget):
+        self.budget = budget
+        self.start = self.now = self.last_report = time.perf_counter()
+        self.chunk = 256
+
+    def time_is_up(self, spent: float) -> bool:
+        """After a chunk that took `spent` seconds: retune the chunk; whether the time limit is reached."""
+        if spent < 0.05:
+            self.chunk = min(self.chunk * 2, 1 << 24)
+        elif spent > 0.2:
+            self.chunk = max(self.chunk // 2, 16)
+        self.now = time.perf_counter()
+        limit = self.budget.time_limit
+        return limit is not None and self.now - self.start >= limit
+
+    def report_due(self) -> bool:
+        if self.budget.progress is None or self.now - self.last_report < self.budget.progress_every:
+            return False
+        self.last_report = self.now
+        return True
+
+
 def _pow2(n: int) -> int:
     return 1 << max(4, (n - 1).bit_length())
 
@@ -51,7 +76,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     use_h = NATIVE[algorithm]
     mod = system.mod
     words = system.inst.layout.words
-    start = time.perf_counter()
+    pace = _Pace(budget)
+    start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
     meta = np.zeros(7, np.int64)
@@ -59,8 +85,6 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
     stats = Stats()
-    chunk = 256
-    last_report = start
     proven = (not use_h) or budget.admissible
 
     def result(status, moves=None, cost=None, optimal=False):
@@ -74,7 +98,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             t0 = time.perf_counter()
             system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
                         system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG,
-                        arrays.HI, meta, use_h, max_cost, max_states, chunk, system.work)
+                        arrays.HI, meta, use_h, max_cost, max_states, pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -87,19 +111,13 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 3:
                 arrays = arrays.grown(int(meta[0]), int(meta[1]))
                 meta[6] = 0
-            now = time.perf_counter()
-            if budget.time_limit is not None and now - start >= budget.time_limit:
+            if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
-            if spent < 0.05:
-                chunk = min(chunk * 2, 1 << 24)
-            elif spent > 0.2:
-                chunk = max(chunk // 2, 16)
-            if budget.progress is not None and now - last_report >= budget.progress_every:
+            if pace.report_due():
                 stats.expanded, stats.generated, stats.peak_states = int(meta[2]), int(meta[3]), int(meta[0])
-                stats.seconds = now - start
+                stats.seconds = pace.now - start
                 stats.depth = int(arrays.HF[0]) if meta[1] > 0 else 0
                 budget.progress(stats)
-                last_report = now
     except KeyboardInterrupt:
         return result(INTERRUPTED)
 
@@ -153,7 +171,8 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     use_h = NATIVE[algorithm]
     mod = system.mod
     words = system.inst.layout.words
-    start = time.perf_counter()
+    pace = _Pace(budget)
+    start = pace.start
     path = _Path(words, max(1, len(system.moves)), 64)
     path.PATH[0] = np.array(system.initial(), np.uint64)
     cap = 0 if not use_h else (budget.max_states or DEFAULT_TABLE_SIZE)
@@ -166,8 +185,6 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     admissible = (not use_h) or budget.admissible
     optimal = budget.admissible if use_h else True
     stats = Stats()
-    chunk = 256
-    last_report = start
 
     def result(status, moves=None, cost=None, optimal=False):
         stats.expanded, stats.generated, stats.duplicates = int(meta[3]), int(meta[4]), int(meta[5])
@@ -185,7 +202,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
             system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
                         system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI,
                         table.K, table.G, table.T, path.INC, meta, use_h, admissible, max_cost, max_states, cap,
-                        chunk, system.work)
+                        pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -203,17 +220,11 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 table = table.grown(int(meta[7]), cap)
                 meta[6] = 0
             stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
-            now = time.perf_counter()
-            if budget.time_limit is not None and now - start >= budget.time_limit:
+            if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
-            if spent < 0.05:
-                chunk = min(chunk * 2, 1 << 24)
-            elif spent > 0.2:
-                chunk = max(chunk // 2, 16)
-            if budget.progress is not None and now - last_report >= budget.progress_every:
+            if pace.report_due():
                 stats.expanded, stats.generated, stats.depth = int(meta[3]), int(meta[4]), int(meta[1])
-                stats.seconds = now - start
+                stats.seconds = pace.now - start
                 budget.progress(stats)
-                last_report = now
     except KeyboardInterrupt:
         return result(INTERRUPTED)
