@@ -5,6 +5,7 @@ tokens, assigns the reader's named values, runs `init`, and packs the initial st
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -146,7 +147,7 @@ class Instance:
             out[name] = [self.decode(name, c) for c in cur]
         for name in self.dims:
             if name in self.dynamic:
-                out[name] = [None] * _prod(self.dims[name])
+                out[name] = [None] * math.prod(self.dims[name])
         for slot in lay.slots:
             c = (big >> (64 * slot.word + slot.shift)) & ((1 << slot.width) - 1)
             x = self.decode(slot.name, c)
@@ -161,13 +162,6 @@ class Instance:
         v = dict(self.statics)
         v.update(self.unpack(words))
         return v
-
-
-def _prod(xs) -> int:  # (also used by render.py)
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 # ---- building an instance --------------------------------------------------------------------------
@@ -286,7 +280,7 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                                 g.span)
             dims[g.name] = shape
             const.set_strides(g.name, shape)
-            v[g.name] = [default] * _prod(shape)
+            v[g.name] = [default] * math.prod(shape)
         else:
             v[g.name] = default
     const.compile_defs()
@@ -335,7 +329,7 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                              f"at {err.span}") from None
 
     dynamic_layers = [(l.name, doms[l.name].count) for l in game.layers if not l.static]
-    dynamic_scalars = [(g.name, _prod(dims.get(g.name, ())), doms[g.name].count) for g in game.globals if not g.static]
+    dynamic_scalars = [(g.name, math.prod(dims.get(g.name, ())), doms[g.name].count) for g in game.globals if not g.static]
     layout = Layout.build(rows * cols, dynamic_layers, dynamic_scalars)
     dynamic = tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars)
     statics = {}

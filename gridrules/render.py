@@ -15,11 +15,12 @@ like moves do.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from . import ir
 from .errors import GridrulesError
-from .instance import Instance, _prod
+from .instance import Instance
 
 MARKERS = "@&%$*o+=~^"
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -65,7 +66,7 @@ class Renderer:
                     except Exception:  # a default a legend never reads
                         pass
                 if g.name in inst.dims:
-                    x = [x] * _prod(inst.dims[g.name])
+                    x = [x] * math.prod(inst.dims[g.name])
             base[g.name] = x
         self._base = base
         self._globals = [g.name for g in self.game.globals]
@@ -436,9 +437,6 @@ def _visible_len(text: str) -> int:
     import click
 
     return len(click.unstyle(text))
-
-
-
 
 
 def _own_format(game: ir.Game, raw) -> ir.LevelFormat | None:

@@ -54,7 +54,9 @@ class Lowering:
         self.n = inst.rows * inst.cols
         self.k = max(1, -(-self.n // 64))
         self.heuristic = heuristic
-        self.errors: list[tuple[str, object]] = []  # code -> (message, span)
+        # code -> (message, span, hint). A fault without a span belongs to the move being expanded: the system
+        # locates it at that move's action, and fills `{move}` and `{value}` in from the scratch row `ab`.
+        self.errors: list[tuple[str, object, str | None]] = []
         self.tmp = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         # where every layer and global lives
@@ -79,14 +81,18 @@ class Lowering:
         self.tmp += 1
         return f"{base}{self.tmp}"
 
-    def fault(self, message: str, span) -> str:
-        self.errors.append((message, span))
+    def fault(self, message: str, span, hint: str | None = None) -> str:
+        self.errors.append((message, span, hint))
         return f'raise ValueError("gridrules:{len(self.errors) - 1}")'
+
+    def on_board(self, r: str, c: str) -> str:
+        """The condition that cell (r, c) lies on the board."""
+        return f"0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}"
 
     def cell_index(self, o: Out, cell, what: str, span) -> str:
         r, c = cell
         i = self.t("i")
-        o(f"if not (0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}):")
+        o(f"if not ({self.on_board(r, c)}):")
         o.indent()
         o(self.fault(f"{what} outside the {self.rows}x{self.cols} board", span))
         o.dedent()
@@ -219,13 +225,14 @@ class Lowering:
         o.indent()
         o(f"{x} = {self.n}")
         o.dedent()
-        o(f"elif 0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}:")
+        o(f"elif {self.on_board(r, c)}:")
         o.indent()
         o(f"{x} = {r} * {self.cols} + {c}")
         o.dedent()
         o("else:")
         o.indent()
-        o(self.fault(f"{what} would be stored holding a cell outside the {self.rows}x{self.cols} board", span))
+        o(self.fault(f"{what} would be stored holding a cell outside the {self.rows}x{self.cols} board", span,
+                     "add `require on_board(...)` before the end of the action"))
         o.dedent()
         return x
 
@@ -261,7 +268,7 @@ class Lowering:
         if op == "in":
             if rt == ir.SET:
                 v = self.t()
-                o(f"{v} = 0 <= {a[0]} < {self.rows} and 0 <= {a[1]} < {self.cols} and "
+                o(f"{v} = {self.on_board(a[0], a[1])} and "
                   f"rt.has({b}, {a[0]} * {self.cols} + {a[1]})")
                 return v
             return f"({b[0]} <= {a} <= {b[1]})"
@@ -290,7 +297,7 @@ class Lowering:
             return value
         r, c = value
         s = self.t("s")
-        o(f"if 0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}:")
+        o(f"if {self.on_board(r, c)}:")
         o.indent()
         o(f"{s} = rt.single({r} * {self.cols} + {c}, {self.k})")
         o.dedent()
@@ -533,11 +540,11 @@ class Lowering:
         (x,) = e.args
         v = self.ex(x, o, ctx)
         if x.ty == ir.CELL:
-            return f"(0 <= {v[0]} < {self.rows} and 0 <= {v[1]} < {self.cols})"
+            return f"({self.on_board(v[0], v[1])})"
         ok = self.t()
         o(f"{ok} = {v[1]} != NONE")
         r, c = self._covered(x.ty.name, v, o)
-        o(f"if not (0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}):")
+        o(f"if not ({self.on_board(r, c)}):")
         o.indent()
         o(f"{ok} = False")
         o.dedent()
@@ -552,7 +559,7 @@ class Lowering:
         o(f"if {v[1]} != NONE:")
         o.indent()
         r, c = self._covered(x.ty.name, v, o)
-        o(f"if 0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}:")
+        o(f"if {self.on_board(r, c)}:")
         o.indent()
         o(f"rt.add({s}, {r} * {self.cols} + {c})")
         o.dedent()
@@ -822,30 +829,19 @@ def _state_code(low: Lowering, layout: Layout) -> str:
         dec(f"g[{cell_at}] = x // {low.cols}")
         dec(f"g[{cell_at + 1}] = x % {low.cols}")
         dec.dedent()
-        enc(f"if g[{cell_at}] == NONE:")
-        enc.indent()
-        enc(f"x = {n}")
-        enc.dedent()
-        enc(f"elif 0 <= g[{cell_at}] < {low.rows} and 0 <= g[{cell_at + 1}] < {low.cols}:")
-        enc.indent()
-        enc(f"x = g[{cell_at}] * {low.cols} + g[{cell_at + 1}]")
-        enc.dedent()
-        enc("else:")
-        enc.indent()
-        enc(low.fault(f"`{slot.name}` would be stored holding a cell outside the {low.rows}x{low.cols} board",
-                      None))
-        enc.dedent()
+        x = low._cell_code((f"g[{cell_at}]", f"g[{cell_at + 1}]"), enc, f"`{slot.name}`", None)
         if dom.kind == "body":
-            enc(f"x += g[{base}] * {n + 1}")
-        enc(f"out[{slot.word}] |= np.uint64(x) << np.uint64({slot.shift})")
+            enc(f"{x} += g[{base}] * {n + 1}")
+        enc(f"out[{slot.word}] |= np.uint64({x}) << np.uint64({slot.shift})")
     dec("return")
     enc("return")
     return ("@njit(cache=True)\ndef _decode(s, D, g):\n" + "\n".join(dec.lines) + "\n\n\n"
             "@njit(cache=True)\ndef _encode(D, g, out):\n" + "\n".join(enc.lines) + "\n")
 
 
-def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list]:
-    """The module's source, its lowering (error table) and the action instances (what each move index is)."""
+def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowering, list]:
+    """The module's source, its lowering (error table) and the action instances (what each move index is);
+    `rules` is the instance's reference interpreter (reference.system.interpreter), which numbers the moves."""
     low = Lowering(inst, heuristic)
     game = inst.game
     parts = [
@@ -890,9 +886,9 @@ def generate(inst: Instance, heuristic: str | None) -> tuple[str, Lowering, list
         tail = low.dummy(d.returns)
         parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
     # actions: one function per action; the move list enumerates parameter values whose `when` holds
-    from ..reference.system import action_instances, interpreter
+    from ..reference.system import action_instances
 
-    moves = action_instances(inst, interpreter(inst))  # (text, action index, args), numbered as the reference does
+    moves = action_instances(inst, rules)  # (text, action index, args), numbered as the reference does
     used = {ai for _, ai, _ in moves}  # actions whose `when` holds for no parameter value are not compiled
     for ai, action in enumerate(game.actions):
         if ai not in used:
@@ -936,13 +932,14 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("D[:, :] = D0")
     o("g[:] = g0")
     o("ab[0] = 0")
+    o("ab[1] = m  # (the move a fault belongs to)")
     first = True
     used = {ai for _, ai, _ in moves}
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
         args = []
-        col = 0
+        col = 1  # (column 0: the move's text group)
         for _, dom in action.proc.params:
             if dom.ty == ir.CELL:
                 args += [f"MARG[m, {col}]", f"MARG[m, {col + 1}]"]
@@ -968,6 +965,21 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("if ok and not _dead(D, g, SL, SG, FULL, ab):")
     o.indent()
     o("_encode(D, g, OUT[n])")
+    o("if k < 0:")
+    o.indent()
+    o("ab[2] = k")
+    o(low.fault("move `{move}` has a negative cost ({value})", None))
+    o.dedent()
+    o("if MARG[m, 0] >= 0:  # a move written like others: no other legal move may be written alike")
+    o.indent()
+    o("for j in range(n):")
+    o.indent()
+    o("if MARG[MOVE[j], 0] == MARG[m, 0]:")
+    o.indent()
+    o(low.fault("two legal moves are both written `{move}`", None, "give the actions notations that tell them apart"))
+    o.dedent()
+    o.dedent()
+    o.dedent()
     o("MOVE[n] = m")
     o("COST[n] = k")
     o("n += 1")

@@ -68,9 +68,12 @@ class CompiledSystem:
 
     def __init__(self, inst: Instance, heuristic: str | None = None, notice=None):
         """notice(text), when given, hears that native code is about to be compiled (a first use)."""
+        from ..reference.system import interpreter, min_move_cost
+
         self.inst = inst
+        rules = interpreter(inst)  # numbers the moves (as the reference does) and evaluates constant costs
         try:
-            source, low, moves = generate(inst, heuristic)
+            source, low, moves = generate(inst, heuristic, rules)
         except Unsupported as err:
             raise UsageError(f"the compiled backend cannot run `{inst.game.name}` yet: {err}; "
                              "use --backend reference") from None
@@ -81,12 +84,17 @@ class CompiledSystem:
                    f"runs load it from {cache_dir()})")
         self.mod = load_module(source)
         self.moves = [text for text, _, _ in moves]
-        self.texts_collide = len(set(self.moves)) < len(self.moves)  # (then two legal at once is a rule error)
-        width = max([sum(2 if isinstance(a, tuple) else 1 for a in args) for _, _, args in moves] + [1])
+        # MARG row m: column 0 the group of moves written like move m (-1 when its text is unique: two legal
+        # moves of one group are a rule error, which expand checks), then move m's arguments.
+        groups: dict[str, list[int]] = {}
+        for m, text in enumerate(self.moves):
+            groups.setdefault(text, []).append(m)
+        width = 1 + max([sum(2 if isinstance(a, tuple) else 1 for a in args) for _, _, args in moves] + [0])
         self.MA = np.array([ai for _, ai, _ in moves] or [0], np.int64)[: len(moves)]
         marg = np.zeros((max(1, len(moves)), width), np.int64)
-        for m, (_, _, args) in enumerate(moves):
-            col = 0
+        for m, (text, _, args) in enumerate(moves):
+            marg[m, 0] = groups[text][0] if len(groups[text]) > 1 else -1
+            col = 1
             for a in args:
                 for part in (a if isinstance(a, tuple) else (a,)):
                     marg[m, col] = int(part)
@@ -101,9 +109,7 @@ class CompiledSystem:
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
-        from ..reference.system import interpreter, min_move_cost
-
-        self.min_move_cost = min_move_cost(game, interpreter(inst))
+        self.min_move_cost = min_move_cost(game, rules)
 
     def _statics(self, low):
         inst = self.inst
@@ -130,8 +136,12 @@ class CompiledSystem:
         except ValueError as err:
             text = str(err)
             if text.startswith("gridrules:"):
-                message, span = self.faults[int(text.split(":")[1])]
-                raise RuleRuntimeError(message, span) from None
+                message, span, hint = self.faults[int(text.split(":")[1])]
+                if span is None:  # a fault of the move being expanded: at its action, as the reference says
+                    ab = self.work[5]
+                    span = self.inst.game.actions[int(self.MA[ab[1]])].span
+                    message = message.replace("{move}", self.moves[ab[1]]).replace("{value}", str(int(ab[2])))
+                raise RuleRuntimeError(message, span, hint) from None
             raise
 
     # ---- TransitionSystem
@@ -143,12 +153,6 @@ class CompiledSystem:
         n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST,
                       *self.work)
         moves = self.MOVE[:n].tolist()
-        if self.texts_collide and len({self.moves[m] for m in moves}) < n:
-            seen = set()
-            for m in moves:
-                if self.moves[m] in seen:
-                    raise RuleRuntimeError(f"two legal moves are both written `{self.moves[m]}`", None)
-                seen.add(self.moves[m])
         return [(self.moves[m], tuple(row), k)
                 for m, row, k in zip(moves, self.OUT[:n].tolist(), self.COST[:n].tolist())]
 
@@ -168,20 +172,19 @@ class CompiledSystem:
         return native_search(self, algorithm, budget)
 
     def apply(self, state, move: str):
-        for text, nxt, _ in self.successors(state):
-            if text == move:
-                return nxt
-        return None
+        """The state after `move`, or None when the move is not legal here."""
+        return next((nxt for text, nxt, _ in self.successors(state) if text == move), None)
 
 
 def _work(layers: int, cells: int, globals_: int, words: int):
-    """Scratch rows for the generated entry points, as its `_work()` makes them: the decoded parent (D0, g0),
-    one move's copy (D, g), the set of all cells and the abort flag."""
+    """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
+    one move's copy (D, g), the set of all cells, and `ab`: the abort flag, the move being expanded and a value
+    for fault messages."""
     full = np.zeros(words, np.uint64)
     for i in range(cells):
         full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
-            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), full, np.zeros(1, np.int64))
+            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), full, np.zeros(3, np.int64))
 
 
 def _slots(kind, x):

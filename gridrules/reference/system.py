@@ -6,10 +6,10 @@ import re
 
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
-
-MAX_MOVES = 1_000_000  # action instances per level
 from ..instance import Instance
 from .evaluator import Abort, Board, Compiler, Frame
+
+MAX_MOVES = 1_000_000  # action instances per level
 
 
 def move_text(action: ir.ActionInfo, args: tuple, inst: Instance) -> str:
@@ -119,7 +119,12 @@ class ReferenceSystem:
             self._h = [proc]
             self.admissible = adm
         self.min_move_cost = min_move_cost(game, c)
-        self._by_text = None  # move text -> instance numbers (built on the first replay)
+        by_text: dict[str, set[int]] = {}
+        for i, (text, *_) in enumerate(self.moves):
+            by_text.setdefault(text, set()).add(i)
+        # move text -> its instance; None when texts may collide (a replay then runs every move, so that two
+        # legal moves written alike are still a rule error)
+        self._by_text = by_text if all(len(v) == 1 for v in by_text.values()) else None
 
     # ---- TransitionSystem
     def initial(self):
@@ -175,17 +180,13 @@ class ReferenceSystem:
 
     # ---- replay
     def step(self, state, move: str):
-        """(next state, cost) after `move`, or None when it is not legal here. Only the move instances written
-        `move` are run (every instance when texts may collide, so that a collision is still a rule error)."""
-        if self._by_text is None:
-            by_text: dict[str, set[int]] = {}
-            for i, entry in enumerate(self.moves):
-                by_text.setdefault(entry[0], set()).add(i)
-            unique = all(len(v) == 1 for v in by_text.values())
-            self._by_text = by_text if unique else {}
-        only = self._by_text.get(move) if self._by_text else None
-        if self._by_text and only is None:
-            return None
+        """(next state, cost) after `move`, or None when it is not legal here. Only the move instance written
+        `move` runs, when texts cannot collide."""
+        only = None
+        if self._by_text is not None:
+            only = self._by_text.get(move)
+            if only is None:
+                return None
         for text, nxt, cost in self.successors(state, only):
             if text == move:
                 return nxt, cost
@@ -193,10 +194,8 @@ class ReferenceSystem:
 
     def apply(self, state, move: str):
         """The state after `move`, or None when the move is not legal here."""
-        for text, nxt, _ in self.successors(state):
-            if text == move:
-                return nxt
-        return None
+        step = self.step(state, move)
+        return None if step is None else step[0]
 
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state)]
