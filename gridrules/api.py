@@ -117,13 +117,13 @@ def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
     return [instantiate(game, raw, fmt, overrides) for raw in raws]
 
 
-BACKENDS = ("reference", "compiled")
+BACKENDS = ("compiled", "reference")
 
 
-def system(inst: Instance, backend: str = "reference", heuristic: str | None = None, notice=None):
-    """The instance as a TransitionSystem: `reference` (the plain-Python oracle) or `compiled` (numba).
-    notice(text) hears when the compiled backend is about to compile native code (slow, once per rule file,
-    parameters and board size)."""
+def system(inst: Instance, backend: str = "compiled", heuristic: str | None = None, notice=None):
+    """The instance as a TransitionSystem: `compiled` (rules lowered to native code with numba) or `reference`
+    (the plain-Python oracle). notice(text) hears when the compiled backend is about to compile native code
+    (slow, once per rule file and parameters)."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend `{backend}` (available: {', '.join(BACKENDS)})")
     if heuristic is not None and heuristic not in {h.name for h in inst.game.heuristics}:

@@ -290,6 +290,7 @@ class Outcome:
     algorithm: str
     heuristic: str | None
     exit_code: int
+    backend: str
 
 
 def verify(system, sol) -> tuple[bool, str | None]:
@@ -356,7 +357,8 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
         code = EXIT_INTERNAL
     if sol.status == SOLVED and sol.moves is None:
         code, problem = EXIT_INTERNAL, "the solver said solved but gave no moves"
-    return Outcome(inst, index, sol, ok, problem, algo, _heuristic_label(system, algo, heuristic), code)
+    return Outcome(inst, index, sol, ok, problem, algo, _heuristic_label(system, algo, heuristic), code,
+                   system.backend)
 
 
 def _count(n: int, word: str) -> str:
@@ -405,6 +407,7 @@ def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
         "verified": bool(out.verified),
         "algorithm": out.algorithm,
         "heuristic": out.heuristic,
+        "backend": out.backend,
         "limit": out.inst.limit,
         "stats": sol.stats.as_dict(),
     }
@@ -451,10 +454,11 @@ def _verbose_stats(out: Outcome, count: int) -> None:
               help="text: a summary line and the moves per level; json: one JSON object per level per line.")
 @param_option
 @level_format_option
-@click.option("--backend", type=click.Choice(["reference", "compiled"]), default="reference", show_default=True,
-              help="The transition system's backend: `reference` (plain Python, the oracle) or `compiled` "
-                   "(rules lowered to native code with numba; first use of a rule file compiles, later runs "
-                   "use the cache).")
+@click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True,
+              envvar="GRIDRULES_BACKEND",
+              help="The transition system's backend: `compiled` (rules lowered to native code with numba; the "
+                   "first use of a rule file compiles it, later runs load it from the cache) or `reference` "
+                   "(plain Python, the oracle; no compile). Also set by GRIDRULES_BACKEND.")
 @click.option("--verbose", "-v", is_flag=True, help="Print search statistics on stderr.")
 @click.pass_context
 def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out_format, params, level_format,
@@ -466,7 +470,7 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
     `28 moves (optimal)` then the moves; for a file with several levels (e.g. HDU 4127 input), one line per
     level such as `case 2: 3 moves (optimal): 1 2 1`. JSON output (--format json): one object per level per
     line with level, status (solved, unsolvable, budget_exhausted, interrupted), cost, length, moves,
-    optimal, verified, algorithm and stats.
+    optimal, verified, algorithm, heuristic, backend and stats.
     """
     loaded = _load(ruleset, level, params, level_format)
     if heuristic is not None and algorithm is not None and not _algorithms()[algorithm].uses_heuristic:
@@ -537,8 +541,8 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
 @_budget_options
 @param_option
 @level_format_option
-@click.option("--backend", type=click.Choice(["reference", "compiled"]), default="reference", show_default=True,
-              help="The backend used by --solve.")
+@click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True,
+              envvar="GRIDRULES_BACKEND", help="The backend used by --solve (as in `solve`).")
 @click.option("--color/--no-color", "color", default=None,
               help="Highlight covered cells with colour (default: when stdout is a terminal).")
 @click.pass_context

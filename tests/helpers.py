@@ -5,12 +5,18 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from gridrules.api import compile_rules, detect_format, load_rules, system
+from gridrules import api
+from gridrules.api import compile_rules, detect_format, load_rules
 from gridrules.errors import Source
 from gridrules.instance import instantiate
 from gridrules.levels import READERS
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def system(inst, backend: str = "reference", heuristic: str | None = None):
+    """The instance's TransitionSystem: the reference backend (the oracle) unless a test names another."""
+    return api.system(inst, backend, heuristic)
 
 
 def instance(ruleset: str, level_text: str, params: dict | None = None, fmt: str | None = None, index: int = 0):

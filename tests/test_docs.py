@@ -227,7 +227,7 @@ def _solve(ex: Example, run: Run, rule_path: Path, level_path: Path):
     costs = []
     for inst in insts:
         heuristic = _one(c, "heuristic")
-        system = api.system(inst, heuristic=heuristic)
+        system = api.system(inst, "reference", heuristic=heuristic)
         budget = solvers.Budget(max_cost=inst.limit, admissible=system.admissible)
         algorithm = _one(c, "solver") or "bfs"
         try:

@@ -165,7 +165,7 @@ def test_level_file(name):
 # ---- errors while the rules run -----------------------------------------------------------------
 def _explore(inst, sys_=None, limit: int = 200) -> None:
     """Breadth-first over the first `limit` states: enough to reach each runtime golden's mistake."""
-    sys_ = sys_ or system(inst)
+    sys_ = sys_ or system(inst, "reference")
     seen = {inst.initial}
     todo = deque([inst.initial])
     while todo and len(seen) < limit:

@@ -4,17 +4,19 @@ The generated module works on packed states (uint64 arrays laid out by layout.py
 copy: every layer as a row of `D` (dynamic) or `SL` (static) int64 arrays over the cells, every global as
 slots of the int64 arrays `g` (dynamic) and `SG` (static) — a cell takes two slots (row, col; `none` has row
 NONE), a body three (pose, row, col). Sets of cells are uint64 arrays (runtime.py). Expressions become
-straight-line code with temporaries, so `and`, `or` and calls keep their order and laziness. The source
-depends only on the game, the parameters and the board size — not on one level's contents — so levels of one
-size share one compiled module.
+straight-line code with temporaries, so `and`, `or` and calls keep their order and laziness. The board's
+dimensions and where each field of the packed state lies are read at run time from the head of SG, so the
+source depends only on the game, the parameters and which actions a level can use — not on the board size
+nor on one level's contents — and such levels share one compiled module.
 """
 from __future__ import annotations
 
 from .. import ir
 from ..instance import Instance
-from ..layout import Layout
+from ..layout import bits_for
 
 NONE = -(1 << 40)
+HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 
 
 class Unsupported(Exception):
@@ -50,9 +52,9 @@ class Lowering:
     def __init__(self, inst: Instance, heuristic: str | None):
         self.inst = inst
         self.game = inst.game
-        self.rows, self.cols = inst.rows, inst.cols
-        self.n = inst.rows * inst.cols
-        self.k = max(1, -(-self.n // 64))
+        # The code reads the board's dimensions at run time (ROWS, COLS, N cells, K words per set: the head of
+        # SG, see `header`), so that one compiled module serves every board size; messages name this board.
+        self.board = f"{inst.rows}x{inst.cols}"
         self.heuristic = heuristic
         # code -> (message, span, hint). A fault without a span belongs to the move being expanded: the system
         # locates it at that move's action, and fills `{move}` and `{value}` in from the scratch row `ab`.
@@ -63,7 +65,9 @@ class Lowering:
         self.dyn_layers = [l.name for l in self.game.layers if not l.static]
         self.static_layers = [l.name for l in self.game.layers if l.static]
         self.gslots: dict[str, tuple[str, int, int]] = {}  # name -> (array, offset, width per element)
-        sizes = {"g": 0, "SG": 0}
+        # SG: the dimensions, the state layout (`header`), then the static globals
+        self.header = HEADER + 2 * len(self.dyn_layers) + 3 * len(inst.layout.slots)
+        sizes = {"g": 0, "SG": self.header}
         for g in self.game.globals:
             kind = inst.doms[g.name].kind
             width = {"cell": 2, "body": 3}.get(kind, 1)
@@ -87,16 +91,16 @@ class Lowering:
 
     def on_board(self, r: str, c: str) -> str:
         """The condition that cell (r, c) lies on the board."""
-        return f"0 <= {r} < {self.rows} and 0 <= {c} < {self.cols}"
+        return f"0 <= {r} < ROWS and 0 <= {c} < COLS"
 
     def cell_index(self, o: Out, cell, what: str, span) -> str:
         r, c = cell
         i = self.t("i")
         o(f"if not ({self.on_board(r, c)}):")
         o.indent()
-        o(self.fault(f"{what} outside the {self.rows}x{self.cols} board", span))
+        o(self.fault(f"{what} outside the {self.board} board", span))
         o.dedent()
-        o(f"{i} = {r} * {self.cols} + {c}")
+        o(f"{i} = {r} * COLS + {c}")
         return i
 
     def layer_ref(self, name: str) -> str:
@@ -125,7 +129,7 @@ class Lowering:
         return str(v)
 
     def x_BoardSize(self, e, o, ctx):
-        return str(self.rows if e.which == "rows" else self.cols)
+        return "ROWS" if e.which == "rows" else "COLS"
 
     def x_AllCells(self, e, o, ctx):
         return "FULL"
@@ -141,9 +145,10 @@ class Lowering:
         return f"l{slot}"
 
     def x_Here(self, e, o, ctx):
-        if not ctx.get("here"):
+        if not ctx["here_index"]:
             raise Unsupported("`here` outside a cell condition")
-        return ctx["here"][-1]
+        i = ctx["here_index"][-1]  # (row and column worked out where used: most conditions only index layers)
+        return self._snap((f"{i} // COLS", f"{i} % COLS"), o)
 
     def x_TokenValue(self, e, o, ctx):
         raise Unsupported("`value` outside a legend")
@@ -213,8 +218,8 @@ class Lowering:
         v = self.t()
         o(f"{v} = {ref}[{i}]" + (" != 0" if e.ty == ir.BOOL else ""))
         if e.ty == ir.CELL:  # a cell layer holds codes: r * cols + c, or the cell count for none
-            return self._snap((f"({v} // {self.cols} if {v} != {self.n} else NONE)",
-                               f"({v} % {self.cols} if {v} != {self.n} else 0)"), o)
+            return self._snap((f"({v} // COLS if {v} != N else NONE)",
+                               f"({v} % COLS if {v} != N else 0)"), o)
         return v
 
     def _cell_code(self, v, o, what, span) -> str:
@@ -223,15 +228,15 @@ class Lowering:
         x = self.t("x")
         o(f"if {r} == NONE:")
         o.indent()
-        o(f"{x} = {self.n}")
+        o(f"{x} = N")
         o.dedent()
         o(f"elif {self.on_board(r, c)}:")
         o.indent()
-        o(f"{x} = {r} * {self.cols} + {c}")
+        o(f"{x} = {r} * COLS + {c}")
         o.dedent()
         o("else:")
         o.indent()
-        o(self.fault(f"{what} would be stored holding a cell outside the {self.rows}x{self.cols} board", span,
+        o(self.fault(f"{what} would be stored holding a cell outside the {self.board} board", span,
                      "add `require on_board(...)` before the end of the action"))
         o.dedent()
         return x
@@ -269,7 +274,7 @@ class Lowering:
             if rt == ir.SET:
                 v = self.t()
                 o(f"{v} = {self.on_board(a[0], a[1])} and "
-                  f"rt.has({b}, {a[0]} * {self.cols} + {a[1]})")
+                  f"rt.has({b}, {a[0]} * COLS + {a[1]})")
                 return v
             return f"({b[0]} <= {a} <= {b[1]})"
         if op in ("/", "%"):
@@ -299,11 +304,11 @@ class Lowering:
         s = self.t("s")
         o(f"if {self.on_board(r, c)}:")
         o.indent()
-        o(f"{s} = rt.single({r} * {self.cols} + {c}, {self.k})")
+        o(f"{s} = rt.single({r} * COLS + {c}, K)")
         o.dedent()
         o("else:")
         o.indent()
-        o(f"{s} = rt.empty_set({self.k})")
+        o(f"{s} = rt.empty_set(K)")
         o.dedent()
         return s
 
@@ -312,7 +317,7 @@ class Lowering:
         with _close_members). The set is read once: a body that rebinds the variable does not change it."""
         it, w, x, low, i = self.t("it"), self.t("w"), self.t("x"), self.t("lo"), self.t("c")
         o(f"{it} = {setcode}")
-        o(f"for {w} in range({self.k}):")
+        o(f"for {w} in range(K):")
         o.indent()
         o(f"{x} = {it}[{w}]")
         o(f"while {x}:")
@@ -328,16 +333,11 @@ class Lowering:
 
     def _for_cells(self, setcode: str, o: Out, ctx):
         """Open a loop over the cells of a set, binding `here`; returns the index variable."""
-        hr, hc = self.t("hr"), self.t("hc")
         i = self._open_members(setcode, o)
-        o(f"{hr} = {i} // {self.cols}")
-        o(f"{hc} = {i} % {self.cols}")
-        ctx.setdefault("here", []).append((hr, hc))
-        ctx.setdefault("here_index", []).append(i)
+        ctx["here_index"].append(i)
         return i
 
     def _end_cells(self, o: Out, ctx):
-        ctx["here"].pop()
         ctx["here_index"].pop()
         self._close_members(o)
 
@@ -349,7 +349,7 @@ class Lowering:
             v = self.ex(value, o, ctx)
             return self._snap(f"rt.inter({s}, {self.value_mask(layer, v, o)})", o)
         out = self.t("s")
-        o(f"{out} = rt.empty_set({self.k})")
+        o(f"{out} = rt.empty_set(K)")
         i = self._for_cells(s, o, ctx)
         p = self.ex(e.pred, o, ctx)
         o(f"if {p}:")
@@ -391,7 +391,7 @@ class Lowering:
         for a in e.args:
             v = self.ex(a, o, ctx)
             args.extend(v if isinstance(v, tuple) else (v,))
-        call = f"def_{e.name}({', '.join(args + ['D', 'g', 'SL', 'SG', 'FULL', 'ab'])})"
+        call = f"def_{e.name}({', '.join(args + ['D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
         if proc.returns == ir.VOID:
             o(call)
             v = "0"
@@ -421,12 +421,12 @@ class Lowering:
         dom = self.inst.doms[layer]
         lo, count = (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
         if count > 256:
-            return f"rt.equal_mask({self.layer_ref(layer)}, {v}, {self.k})"
+            return f"rt.equal_mask({self.layer_ref(layer)}, {v}, K)"
         self.memo.add(layer)
         m, ok, j, out = f"M_{layer}", f"V_{layer}", self.t("j"), self.t("s")
         o(f"if not {ok}:")
         o.indent()
-        o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, {self.k})")
+        o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K)")
         o(f"{ok} = True")
         o.dedent()
         o(f"{j} = {v} - {lo}")
@@ -436,7 +436,7 @@ class Lowering:
         o.dedent()
         o("else:")
         o.indent()
-        o(f"{out} = rt.empty_set({self.k})")
+        o(f"{out} = rt.empty_set(K)")
         o.dedent()
         return out
 
@@ -446,10 +446,12 @@ class Lowering:
                 o(f"V_{name} = False")
 
     def prologue(self) -> list[str]:
-        """Declarations for the memoized masks the function body used (then forget the set for the next)."""
-        lines = []
+        """The board's dimensions and masks, and declarations for the memoized masks the function body used
+        (then forget the set for the next)."""
+        lines = ["    ROWS, COLS, N, K = SG[0], SG[1], SG[2], SG[3]",
+                 "    FULL, NOT_LEFT, NOT_RIGHT = BM[0], BM[1], BM[2]"]
         for layer in sorted(self.memo):
-            lines += [f"    M_{layer} = np.empty((0, {self.k}), np.uint64)", f"    V_{layer} = False"]
+            lines += [f"    M_{layer} = np.empty((0, K), np.uint64)", f"    V_{layer} = False"]
         self.memo = set()
         return lines
 
@@ -475,15 +477,15 @@ class Lowering:
             layer, value = fast
             v = self.ex(value, o, ctx)
             return self._snap(f"rt.flood({s0}, {self.value_mask(layer, v, o)}, "
-                              f"{self.cols}, NOT_LEFT, NOT_RIGHT, FULL)", o)
+                              f"COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
         inside, frontier, rejected, grown = self.t("s"), self.t("s"), self.t("s"), self.t("s")
         o(f"{inside} = {s0}.copy()")
         o(f"{frontier} = {s0}.copy()")
-        o(f"{rejected} = rt.empty_set({self.k})")
+        o(f"{rejected} = rt.empty_set(K)")
         o(f"while rt.nonempty({frontier}):")
         o.indent()
-        o(f"{grown} = rt.empty_set({self.k})")
-        i = self._for_cells(f"rt.minus(rt.minus(rt.border({frontier}, {self.cols}, NOT_LEFT, NOT_RIGHT, FULL), "
+        o(f"{grown} = rt.empty_set(K)")
+        i = self._for_cells(f"rt.minus(rt.minus(rt.border({frontier}, COLS, NOT_LEFT, NOT_RIGHT, FULL), "
                             f"{inside}), {rejected})", o, ctx)
         p = self.ex(pred, o, ctx)
         o(f"if {p}:")
@@ -503,7 +505,7 @@ class Lowering:
     def b_neighbours(self, e, o, ctx):
         (x,) = e.args
         s = self.as_set(self.ex(x, o, ctx), x.ty, o)
-        return self._snap(f"rt.border({s}, {self.cols}, NOT_LEFT, NOT_RIGHT, FULL)", o)
+        return self._snap(f"rt.border({s}, COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
 
     def b_count(self, e, o, ctx):
         return f"rt.count({self.ex(e.args[0], o, ctx)})"
@@ -555,13 +557,13 @@ class Lowering:
         (x,) = e.args
         v = self.ex(x, o, ctx)
         s = self.t("s")
-        o(f"{s} = rt.empty_set({self.k})")
+        o(f"{s} = rt.empty_set(K)")
         o(f"if {v[1]} != NONE:")
         o.indent()
         r, c = self._covered(x.ty.name, v, o)
         o(f"if {self.on_board(r, c)}:")
         o.indent()
-        o(f"rt.add({s}, {r} * {self.cols} + {c})")
+        o(f"rt.add({s}, {r} * COLS + {c})")
         o.dedent()
         o.dedent()
         o.dedent()
@@ -584,7 +586,7 @@ class Lowering:
         s = self.ex(e.args[0], o, ctx)
         i = self.t("i")
         o(f"{i} = rt.first({s})")
-        return self._snap((f"({i} // {self.cols} if {i} >= 0 else NONE)", f"({i} % {self.cols} if {i} >= 0 else 0)"), o)
+        return self._snap((f"({i} // COLS if {i} >= 0 else NONE)", f"({i} % COLS if {i} >= 0 else 0)"), o)
 
     def b_roll(self, e, o, ctx):
         x, d = e.args
@@ -714,8 +716,8 @@ class Lowering:
         else:
             cells = self.ex(it, o, ctx)
             i = self._open_members(cells, o)
-            o(f"{var[0]} = {i} // {self.cols}")
-            o(f"{var[1]} = {i} % {self.cols}")
+            o(f"{var[0]} = {i} // COLS")
+            o(f"{var[1]} = {i} % COLS")
             self.block(s.body, o, ctx)
             self._close_members(o)
             return
@@ -751,11 +753,11 @@ class Lowering:
 
     def function(self, name: str, proc_params: list[str], body, kind: str, abort: str, tail: str | None) -> str:
         o = Out()
-        ctx = {"kind": kind, "abort": abort, "here": [], "here_index": []}
+        ctx = {"kind": kind, "abort": abort, "here_index": []}
         self.block(body, o, ctx)
         if tail:
             o(tail)
-        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D', 'g', 'SL', 'SG', 'FULL', 'ab'])}):\n"
+        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D', 'g', 'SL', 'SG', 'BM', 'ab'])}):\n"
         return head + "\n".join(self.prologue() + o.lines) + "\n"
 
     def dummy(self, ty) -> str:
@@ -765,7 +767,7 @@ class Lowering:
         if ty.kind == "body":
             return "return 0, NONE, 0"
         if ty == ir.SET:
-            return f"return rt.empty_set({self.k})"
+            return f"return rt.empty_set(K)"
         if ty == ir.BOOL:
             return "return False"
         return "return 0"
@@ -773,70 +775,92 @@ class Lowering:
 
 
 # ---- the whole module ----------------------------------------------------------------------------------
-def _state_code(low: Lowering, layout: Layout) -> str:
-    """_decode(s, D, g) and _encode(D, g, out): the layout of layout.py, in native code, on arrays the caller
-    owns (a search allocates its working rows once, not once per state)."""
+def _state_code(low: Lowering) -> str:
+    """_decode(s, D, g, SG) and _encode(D, g, SG, out): the layout of layout.py, in native code, on arrays the
+    caller owns (a search allocates its working rows once, not once per state). Where each field lies depends
+    on the board size, so it is read from SG's header (see `header_values`)."""
     inst = low.inst
-    n = low.n
-    dec = Out()
-    enc = Out()
-    enc(f"for w in range({layout.words}):")
-    enc.indent()
-    enc("out[w] = np.uint64(0)")
-    enc.dedent()
+    dec, enc = Out(), Out()
+    for o in (dec, enc):
+        o("ROWS, COLS, N, K = SG[0], SG[1], SG[2], SG[3]")
+    enc("out[:] = np.uint64(0)")
     for li, name in enumerate(low.dyn_layers):
-        planes = [p for p in layout.planes if p.layer == name]
-        lo = inst.doms[name].lo if inst.doms[name].kind == "int" else 0
-        dec(f"for i in range({n}):")
-        dec.indent()
-        dec("w, b = i >> 6, np.uint64(i & 63)")
-        bits = " | ".join(f"(((s[{p.word} + w] >> b) & np.uint64(1)) << np.uint64({p.bit}))" for p in planes)
-        dec(f"D[{li}, i] = np.int64({bits}) + {lo}")
-        dec.dedent()
-        enc(f"for i in range({n}):")
-        enc.indent()
-        enc("w, b = i >> 6, np.uint64(i & 63)")
+        dom = inst.doms[name]
+        lo = dom.lo if dom.kind == "int" else 0
+        at = HEADER + 2 * li  # first plane's word, bits per cell
+        for o in (dec, enc):
+            o(f"p, nb = SG[{at}], SG[{at + 1}]")
+            o("for i in range(N):")
+            o.indent()
+            o("w, b = p + (i >> 6), np.uint64(i & 63)")
         enc(f"x = np.uint64(D[{li}, i] - {lo})")
-        for p in planes:
-            enc(f"out[{p.word} + w] |= ((x >> np.uint64({p.bit})) & np.uint64(1)) << b")
-        enc.dedent()
-    for slot in layout.slots:
+        if dom.kind == "cell":  # codes up to the cell count: bits per cell known at run time
+            dec("x = np.uint64(0)")
+            dec("for q in range(nb):")
+            dec("    x |= ((s[w + q * K] >> b) & np.uint64(1)) << np.uint64(q)")
+            dec(f"D[{li}, i] = np.int64(x) + {lo}")
+            enc("for q in range(nb):")
+            enc("    out[w + q * K] |= ((x >> np.uint64(q)) & np.uint64(1)) << b")
+        else:  # bits per cell fixed by the domain: unrolled
+            nbits = bits_for(dom.count)
+            bits = " | ".join(f"(((s[w + {q} * K] >> b) & np.uint64(1)) << np.uint64({q}))" for q in range(nbits))
+            dec(f"D[{li}, i] = np.int64({bits}) + {lo}")
+            for q in range(nbits):
+                enc(f"out[w + {q} * K] |= ((x >> np.uint64({q})) & np.uint64(1)) << b")
+        for o in (dec, enc):
+            o.dedent()
+    slot_at = HEADER + 2 * len(low.dyn_layers)
+    for j, slot in enumerate(inst.layout.slots):
         dom = inst.doms[slot.name]
         arr, off, width = low.gslots[slot.name]
         base = off + slot.index * width
-        mask = (1 << slot.width) - 1
-        code = f"((s[{slot.word}] >> np.uint64({slot.shift})) & np.uint64({mask}))"
-        if dom.kind == "int":
-            dec(f"g[{base}] = np.int64({code}) + {dom.lo}")
-            enc(f"out[{slot.word}] |= np.uint64(g[{base}] - {dom.lo}) << np.uint64({slot.shift})")
-            continue
-        if dom.kind in ("bool", "enum", "dir"):
-            dec(f"g[{base}] = np.int64({code})")
-            enc(f"out[{slot.word}] |= np.uint64(g[{base}]) << np.uint64({slot.shift})")
+        at = slot_at + 3 * j  # word, shift, mask
+        code = f"((s[SG[{at}]] >> np.uint64(SG[{at + 1}])) & np.uint64(SG[{at + 2}]))"
+        put = f"out[SG[{at}]] |= np.uint64({{}}) << np.uint64(SG[{at + 1}])"
+        if dom.kind in ("int", "bool", "enum", "dir"):
+            lo = dom.lo if dom.kind == "int" else 0
+            dec(f"g[{base}] = np.int64({code}) + {lo}")
+            enc(put.format(f"g[{base}] - {lo}"))
             continue
         cell_at = base if dom.kind == "cell" else base + 1
         dec(f"x = np.int64({code})")
         if dom.kind == "body":
-            dec(f"g[{base}] = x // {n + 1}")
-            dec(f"x = x % {n + 1}")
-        dec(f"if x == {n}:")
+            dec(f"g[{base}] = x // (N + 1)")
+            dec("x = x % (N + 1)")
+        dec("if x == N:")
         dec.indent()
         dec(f"g[{cell_at}] = NONE")
         dec(f"g[{cell_at + 1}] = 0")
         dec.dedent()
         dec("else:")
         dec.indent()
-        dec(f"g[{cell_at}] = x // {low.cols}")
-        dec(f"g[{cell_at + 1}] = x % {low.cols}")
+        dec(f"g[{cell_at}] = x // COLS")
+        dec(f"g[{cell_at + 1}] = x % COLS")
         dec.dedent()
         x = low._cell_code((f"g[{cell_at}]", f"g[{cell_at + 1}]"), enc, f"`{slot.name}`", None)
         if dom.kind == "body":
-            enc(f"{x} += g[{base}] * {n + 1}")
-        enc(f"out[{slot.word}] |= np.uint64({x}) << np.uint64({slot.shift})")
+            enc(f"{x} += g[{base}] * (N + 1)")
+        enc(put.format(x))
     dec("return")
     enc("return")
-    return ("@njit(cache=True)\ndef _decode(s, D, g):\n" + "\n".join(dec.lines) + "\n\n\n"
-            "@njit(cache=True)\ndef _encode(D, g, out):\n" + "\n".join(enc.lines) + "\n")
+    return ("@njit(cache=True)\ndef _decode(s, D, g, SG):\n" + "\n".join(dec.lines) + "\n\n\n"
+            "@njit(cache=True)\ndef _encode(D, g, SG, out):\n" + "\n".join(enc.lines) + "\n")
+
+
+def header_values(low: Lowering) -> list[int]:
+    """The head of SG: ROWS, COLS, N, K; per dynamic layer its first plane's word and bits per cell; per packed
+    field its word, shift and mask (as a signed 64-bit value)."""
+    inst, layout = low.inst, low.inst.layout
+    n = inst.rows * inst.cols
+    out = [inst.rows, inst.cols, n, max(1, -(-n // 64))]
+    for name in low.dyn_layers:
+        planes = [p for p in layout.planes if p.layer == name]
+        out += [planes[0].word, len(planes)]
+    for slot in layout.slots:
+        mask = (1 << slot.width) - 1
+        out += [slot.word, slot.shift, mask - (1 << 64) if mask >= 1 << 63 else mask]
+    assert len(out) == low.header
+    return out
 
 
 def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowering, list]:
@@ -845,7 +869,7 @@ def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowerin
     low = Lowering(inst, heuristic)
     game = inst.game
     parts = [
-        "# Generated by gridrules from " + game.path.replace("\n", " ") + ": do not edit.",
+        f"# Generated by gridrules for the game `{game.name}`: do not edit.",  # (no path: a moved file stays cached)
         "import numpy as np",
         "from numba import njit",
         "from gridrules.compiled import runtime as rt",
@@ -871,17 +895,8 @@ def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowerin
                 roll[bi][pi][di] = [to, dr, dc]
     parts += [f"BODY_OFF = np.array({off}, np.int64)", f"BODY_N = np.array({cnt}, np.int64)",
               f"ROLL = np.array({roll}, np.int64)"]
-    # bitboard masks: the cells a shift by one column may not land on
-    words = low.k
-    def mask(keep):
-        m = [0] * words
-        for i in range(low.n):
-            if keep(i % low.cols):
-                m[i >> 6] |= 1 << (i & 63)
-        return "np.array([" + ", ".join(f"np.uint64({x})" for x in m) + "], np.uint64)"
-    parts += [f"NOT_LEFT = {mask(lambda c: c != 0)}",
-              f"NOT_RIGHT = {mask(lambda c: c != low.cols - 1)}", "", ""]
-    parts.append(_state_code(low, inst.layout))
+    parts += ["", ""]
+    parts.append(_state_code(low))
     for d in game.defs:
         tail = low.dummy(d.returns)
         parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
@@ -908,7 +923,7 @@ def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowerin
 
 def _any_function(low: Lowering, name: str, exprs) -> str:
     o = Out()
-    ctx = {"kind": "pred", "abort": "return False", "here": [], "here_index": []}
+    ctx = {"kind": "pred", "abort": "return False", "here_index": []}
     for e in exprs:
         v = low.ex(e, o, ctx)
         o(f"if {v}:")
@@ -916,7 +931,7 @@ def _any_function(low: Lowering, name: str, exprs) -> str:
         o("return True")
         o.dedent()
     o("return False")
-    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, FULL, ab):\n" + "\n".join(low.prologue() + o.lines) + "\n"
+    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, BM, ab):\n" + "\n".join(low.prologue() + o.lines) + "\n"
 
 
 def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
@@ -924,7 +939,7 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     the fixed signatures of loops.py. Each works on scratch rows its caller owns (system._work: D0, g0: the
     decoded parent; D, g: one move's copy)."""
     o = Out()
-    o("_decode(s, D0, g0)")
+    o("_decode(s, D0, g0, SG)")
     o("n = 0")
     o("for m in range(MA.shape[0]):")
     o.indent()
@@ -953,7 +968,7 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
         o(f"{'if' if first else 'elif'} a == {ai}:")
         first = False
         o.indent()
-        call_args = ", ".join(args + ["D", "g", "SL", "SG", "FULL", "ab"])
+        call_args = ", ".join(args + ["D", "g", "SL", "SG", "BM", "ab"])
         o(f"k = cost_{ai}({call_args})")
         o(f"ok = act_{ai}({call_args})")
         o.dedent()
@@ -962,9 +977,9 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("ok = False")
     o("k = 0")
     o.dedent()
-    o("if ok and not _dead(D, g, SL, SG, FULL, ab):")
+    o("if ok and not _dead(D, g, SL, SG, BM, ab):")
     o.indent()
-    o("_encode(D, g, OUT[n])")
+    o("_encode(D, g, SG, OUT[n])")
     o("if k < 0:")
     o.indent()
     o("ab[2] = k")
@@ -986,16 +1001,16 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o.dedent()
     o.dedent()
     o("return n")
-    expand = ("@njit(EXPAND, cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, FULL, ab):\n"
+    expand = ("@njit(EXPAND, cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, BM, ab):\n"
               + "\n".join(o.lines) + "\n")
     hs = [i for i, h in enumerate(game.heuristics)
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
-    h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
+    h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
                "    best = 0"]
     for i in hs:
-        h_lines += [f"    v = h_{i}(D, g, SL, SG, FULL, ab)", "    if v > best:", "        best = v"]
+        h_lines += [f"    v = h_{i}(D, g, SL, SG, BM, ab)", "    if v > best:", "        best = v"]
     h_lines.append("    return best")
-    goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, FULL, ab):", "    _decode(s, D, g)",
-            "    return _goal(D, g, SL, SG, FULL, ab)"]
+    goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
+            "    return _goal(D, g, SL, SG, BM, ab)"]
     return (expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
             + "\n".join(goal) + "\n")

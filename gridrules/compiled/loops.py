@@ -7,7 +7,7 @@ zero-cost moves) otherwise. Iterative deepening (IDA* or IDDFS), the same algori
 Every array a search needs is passed in, so a call can stop after `chunk` expansions and a later call resumes
 where it stopped: Python shows progress and checks budgets in between. States live in K (one row per state),
 found through an open-addressing table T of row numbers; duplicate detection compares every word (exact,
-never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D1, g1, FULL, ab).
+never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D1, g1, BM, ab).
 """
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
 _B = types.boolean
 _I = types.int64
-WORK = (_I2, _I1, _I2, _I1, _U1, _I1)  # D0, g0, D, g, FULL, ab
+WORK = (_I2, _I1, _I2, _I1, _U2, _I1)  # D0, g0, D, g, BM, ab
 
 # The signatures of a game's entry points (codegen.py emits them with exactly these).
 EXPAND = _I(_U1, _I2, _I1, _I1, _I2, _U2, _I1, _I1, *WORK)  # s, SL, SG, MA, MARG, OUT, MOVE, COST, work
-HEURISTIC = _I(_U1, _I2, _I1, *WORK[2:])  # s, SL, SG, D, g, FULL, ab
+HEURISTIC = _I(_U1, _I2, _I1, *WORK[2:])  # s, SL, SG, D, g, BM, ab
 GOAL = _B(_U1, _I2, _I1, *WORK[2:])
 _EXPAND_T, _HEURISTIC_T, _GOAL_T = (types.FunctionType(sig) for sig in (EXPAND, HEURISTIC, GOAL))
 _W = types.Tuple(WORK)
@@ -110,13 +110,13 @@ def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF,
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
-    D0, g0, D1, g1, FULL, ab = W  # (the scratch rows; g is the path cost below)
+    D0, g0, D1, g1, BM, ab = W  # (the scratch rows; g is the path cost below)
     if meta[6] == -1:
         meta[6] = 0
         T[_find(K, T, 0, words)] = 0
         meta[0] = 1
         G[0] = 0
-        _push(HF, HG, HI, meta, heuristic(K[0], SL, SG, D1, g1, FULL, ab) if use_h else 0, 0, 0)
+        _push(HF, HG, HI, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0)
     done = 0
     while meta[1] > 0:
         if done >= chunk:
@@ -125,7 +125,7 @@ def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF,
         g, i = _pop(HF, HG, HI, meta)
         if g != G[i]:
             continue  # a stale entry: the state was reached more cheaply since
-        if goal(K[i], SL, SG, D1, g1, FULL, ab):
+        if goal(K[i], SL, SG, D1, g1, BM, ab):
             meta[5] = i
             meta[6] = 1
             # put it back, so that a resumed search (for another solution) sees a consistent heap
@@ -133,7 +133,7 @@ def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF,
             return
         meta[2] += 1
         done += 1
-        n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, FULL, ab)
+        n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
         for m in range(n):
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
@@ -165,7 +165,7 @@ def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF,
             G[target] = ng
             PARENT[target] = i
             MOVE_OF[target] = MOVE[m]
-            h = heuristic(K[target], SL, SG, D1, g1, FULL, ab) if use_h else 0
+            h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
             if max_cost >= 0 and use_h and ng + h > max_cost:
                 continue
             _push(HF, HG, HI, meta, ng + h, ng, target)
@@ -201,7 +201,7 @@ def _on_path(PATH, depth, CH, d, j, words):
                  _I1, _I1, _I, _W), cache=True)
 def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W):
     """Begin an iteration at the current bound: the root alone on the path, the table emptied."""
-    D0, g0, D1, g1, FULL, ab = W
+    D0, g0, D1, g1, BM, ab = W
     PG[0] = 0
     PM[0] = -1
     if table_cap > 0:
@@ -209,7 +209,7 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
             TT[s] = -1
     meta[7] = 0
     meta[0] = 0
-    CHN[0] = expand(PATH[0], SL, SG, MA, MARG, CH[0], CHM[0], CHC[0], D0, g0, D1, g1, FULL, ab)
+    CHN[0] = expand(PATH[0], SL, SG, MA, MARG, CH[0], CHM[0], CHC[0], D0, g0, D1, g1, BM, ab)
     CHI[0] = 0
     meta[3] += 1
     meta[12] += 1
@@ -228,13 +228,13 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0)."""
     words = PATH.shape[1]
-    D0, g0, D1, g1, FULL, ab = W
+    D0, g0, D1, g1, BM, ab = W
     if meta[6] == -1:
         meta[6] = 0
-        if goal(PATH[0], SL, SG, D1, g1, FULL, ab):
+        if goal(PATH[0], SL, SG, D1, g1, BM, ab):
             meta[8], meta[11], meta[6] = 0, 0, 1
             return
-        meta[1] = heuristic(PATH[0], SL, SG, D1, g1, FULL, ab) if use_h else 0
+        meta[1] = heuristic(PATH[0], SL, SG, D1, g1, BM, ab) if use_h else 0
         if admissible and max_cost >= 0 and meta[1] > max_cost:
             meta[6] = 2
             return
@@ -270,7 +270,7 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
             continue
         if max_cost >= 0 and cg > max_cost:
             continue
-        if goal(CH[d, j], SL, SG, D1, g1, FULL, ab):
+        if goal(CH[d, j], SL, SG, D1, g1, BM, ab):
             if cg <= bound:
                 PM[d + 1] = CHM[d, j]
                 meta[8], meta[11], meta[6] = cg, d + 1, 1
@@ -283,7 +283,7 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
             if meta[2] < 0 or cg < meta[2]:
                 meta[2] = cg
             continue
-        f = cg + (heuristic(CH[d, j], SL, SG, D1, g1, FULL, ab) if use_h else 0)
+        f = cg + (heuristic(CH[d, j], SL, SG, D1, g1, BM, ab) if use_h else 0)
         if f > bound:
             if not (admissible and max_cost >= 0 and f > max_cost) and (meta[2] < 0 or f < meta[2]):
                 meta[2] = f
@@ -318,7 +318,7 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
         PG[d + 1] = cg
         PM[d + 1] = CHM[d, j]
         CHN[d + 1] = expand(PATH[d + 1], SL, SG, MA, MARG, CH[d + 1], CHM[d + 1], CHC[d + 1], D0, g0, D1, g1,
-                            FULL, ab)
+                            BM, ab)
         CHI[d + 1] = 0
         meta[0] = d + 1
         meta[3] += 1

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache_dir
-from .codegen import Unsupported, generate
+from .codegen import Unsupported, generate, header_values
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
@@ -80,8 +80,7 @@ class CompiledSystem:
         self.source = source
         self.faults = low.errors
         if notice is not None and needs_compiling(source):
-            notice(f"compiling native code for `{inst.game.name}` on {inst.rows}x{inst.cols} boards (once: later "
-                   f"runs load it from {cache_dir()})")
+            notice(f"compiling native code for `{inst.game.name}` (once: later runs load it from {cache_dir()})")
         self.mod = load_module(source)
         self.moves = [text for text, _, _ in moves]
         # MARG row m: column 0 the group of moves written like move m (-1 when its text is unique: two legal
@@ -101,7 +100,7 @@ class CompiledSystem:
                     col += 1
         self.MARG = marg
         self.SL, self.SG = self._statics(low)
-        self.work = _work(len(low.dyn_layers), low.n, low.ng, low.k)
+        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng)
         words = inst.layout.words
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
@@ -119,6 +118,7 @@ class CompiledSystem:
             sl[li] = [inst.code(name, x) + (inst.doms[name].lo if inst.doms[name].kind == "int" else 0)
                       for x in inst.statics[name]]
         sg = np.zeros(low.nsg, np.int64)
+        sg[: low.header] = header_values(low)
         for name, (arr, off, width) in low.gslots.items():
             if arr != "SG":
                 continue
@@ -176,15 +176,21 @@ class CompiledSystem:
         return next((nxt for text, nxt, _ in self.successors(state) if text == move), None)
 
 
-def _work(layers: int, cells: int, globals_: int, words: int):
+def _work(layers: int, rows: int, cols: int, globals_: int):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
-    one move's copy (D, g), the set of all cells, and `ab`: the abort flag, the move being expanded and a value
-    for fault messages."""
-    full = np.zeros(words, np.uint64)
+    one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
+    the abort flag, the move being expanded and a value for fault messages."""
+    cells = rows * cols
+    bm = np.zeros((3, max(1, -(-cells // 64))), np.uint64)
     for i in range(cells):
-        full[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+        bit = np.uint64(1) << np.uint64(i & 63)
+        bm[0, i >> 6] |= bit
+        if i % cols != 0:
+            bm[1, i >> 6] |= bit
+        if i % cols != cols - 1:
+            bm[2, i >> 6] |= bit
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
-            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), full, np.zeros(3, np.int64))
+            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm, np.zeros(3, np.int64))
 
 
 def _slots(kind, x):

@@ -103,7 +103,7 @@ level grid:
 """)
     level = write("open.txt", "S..\n.#.\n..T\n")
     inst = api.load(str(rules), str(level))[0]
-    s = api.system(inst)
+    s = api.system(inst, "reference")
     fmt = inst.game.formats[0]
     r = Renderer(inst, fmt)
     state = s.apply(s.apply(inst.initial, "R"), "R")

@@ -16,7 +16,7 @@ from gridrules.cli import EXIT_BUDGET, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
 
 def replay(inst, moves):
     """Replay moves with the reference system; the final state and the total cost."""
-    s = api.system(inst)
+    s = api.system(inst, "reference")
     state, cost = s.initial(), 0
     for m in moves:
         step = next(((nxt, k) for text, nxt, k in s.successors(state) if text == m), None)
@@ -49,7 +49,8 @@ def test_hdu_sample_json_fields_and_moves_replay(run):
     records = [json.loads(line) for line in lines]
     insts = api.load("floodit", str(SAMPLE))
     for rec, inst in zip(records, insts):
-        for key in ("level", "status", "cost", "length", "moves", "optimal", "verified", "algorithm", "stats"):
+        for key in ("level", "status", "cost", "length", "moves", "optimal", "verified", "algorithm", "backend",
+                    "stats"):
             assert key in rec
         assert set(rec["stats"]) >= {"expanded", "generated", "seconds"}
         assert rec["status"] == "solved" and rec["optimal"] is True and rec["verified"] is True
@@ -59,6 +60,20 @@ def test_hdu_sample_json_fields_and_moves_replay(run):
         assert s.is_goal(state) and cost == rec["cost"]
     assert [x["level"] for x in records] == ["case 1", "case 2"]
     assert [x["cost"] for x in records] == [0, 3]
+
+
+def test_compiled_is_the_default_backend(run, monkeypatch):
+    """`compiled` unless --backend or GRIDRULES_BACKEND says otherwise; both give the same answers."""
+    monkeypatch.delenv("GRIDRULES_BACKEND", raising=False)
+    runs = {"default": run("solve", "floodit", SAMPLE, "--format", "json"),
+            "--backend": run("solve", "floodit", SAMPLE, "--format", "json", "--backend", "reference"),
+            "env": run("solve", "floodit", SAMPLE, "--format", "json", env={"GRIDRULES_BACKEND": "reference"})}
+    records = {k: [json.loads(line) for line in r.out.splitlines()] for k, r in runs.items()}
+    assert {k: [x["backend"] for x in v] for k, v in records.items()} == {
+        "default": ["compiled"] * 2, "--backend": ["reference"] * 2, "env": ["reference"] * 2}
+    assert len({tuple((x["cost"], tuple(x["moves"])) for x in v) for v in records.values()}) == 1
+    bad = run("solve", "floodit", SAMPLE, env={"GRIDRULES_BACKEND": "native"})
+    assert bad.code == 2 and "'native' is not one of 'compiled', 'reference'" in bad.err
 
 
 def test_single_level_file_prints_summary_then_moves(run, write):
@@ -121,14 +136,22 @@ def test_exit_code_is_the_worst_of_the_levels():
     assert worst([EXIT_INTERRUPTED, EXIT_INTERNAL]) == EXIT_INTERNAL
 
 
-def test_a_solution_that_does_not_replay_is_an_internal_error(run, monkeypatch):
+def fake_search(monkeypatch, fn):
+    """Every search, Python or native, becomes fn(system, algorithm, budget)."""
     import solvers
+    from gridrules.compiled.system import CompiledSystem
+
+    monkeypatch.setattr(solvers, "solve", fn)
+    monkeypatch.setattr(CompiledSystem, "search", lambda self, algorithm, budget=None: fn(self, algorithm, budget))
+
+
+def test_a_solution_that_does_not_replay_is_an_internal_error(run, monkeypatch):
     from solvers import Solution, Stats
 
     def bogus(system, algorithm, budget):
         return Solution("solved", ("5",), 1, True, Stats(), algorithm)
 
-    monkeypatch.setattr(solvers, "solve", bogus)
+    fake_search(monkeypatch, bogus)
     r = run("solve", "floodit", SAMPLE, "--format", "json")
     assert r.code == EXIT_INTERNAL
     assert "failed verification" in r.err and "Traceback" not in r.all
@@ -136,12 +159,10 @@ def test_a_solution_that_does_not_replay_is_an_internal_error(run, monkeypatch):
 
 
 def test_unexpected_exception_is_exit_4_with_traceback_only_on_request(run, monkeypatch):
-    import solvers
-
     def broken(system, algorithm, budget):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(solvers, "solve", broken)
+    fake_search(monkeypatch, broken)
     r = run("solve", "floodit", SAMPLE)
     assert r.code == EXIT_INTERNAL
     assert "internal error" in r.err and "boom" in r.err and "report" in r.err
@@ -151,7 +172,6 @@ def test_unexpected_exception_is_exit_4_with_traceback_only_on_request(run, monk
 
 
 def test_interrupted_search_prints_best_so_far_and_exits_130(run, monkeypatch):
-    import solvers
     from solvers import Solution, Stats
 
     def interrupted(system, algorithm, budget):
@@ -159,7 +179,7 @@ def test_interrupted_search_prints_best_so_far_and_exits_130(run, monkeypatch):
             return Solution("solved", (), 0, True, Stats(), algorithm)
         return Solution("interrupted", ("1", "2", "1"), 3, False, Stats(), algorithm)
 
-    monkeypatch.setattr(solvers, "solve", interrupted)
+    fake_search(monkeypatch, interrupted)
     r = run("solve", "floodit", SAMPLE)
     assert r.code == EXIT_INTERRUPTED
     assert "case 2: interrupted" in r.out and "best found: 3 moves (not proven optimal): 1 2 1" in r.out
