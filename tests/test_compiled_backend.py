@@ -210,3 +210,16 @@ def test_cell_layers_agree(level, seed):
     native_agrees(inst, nat, ref, ("bfs",))
     deep = nat.search("idastar")
     assert (deep.status, deep.cost) == (nat.search("bfs").status, nat.search("bfs").cost)
+
+
+def test_loading_the_compiled_backend_skips_numbas_blas_probe():
+    """numba's first use imports scipy.linalg only to look for BLAS (a third of a second of every start-up);
+    gridrules loads numba's array support without it, and leaves scipy importable afterwards."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import gridrules.compiled; import numba.np.arraymath as a; "
+            "print('scipy' in sys.modules, a._HAVE_BLAS); import importlib.util as u; "
+            "print(u.find_spec('scipy') is None or __import__('scipy') is not None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False", "True"]

@@ -77,3 +77,9 @@ def test_value_masks_and_counts(row, lo):
 @given(st.integers(0, 63))
 def test_bit_index(b):
     assert rt.bit_index(np.uint64(1) << np.uint64(b)) == b
+
+
+@given(st.lists(st.one_of(st.integers(-3, 40), st.integers(-(1 << 62), 1 << 62)), max_size=300))
+def test_distinct_count(values):
+    """Both ways of counting (a table for a narrow span of values, a heap sort for a wide one)."""
+    assert rt.distinct_count(np.array(values, np.int64)) == len(set(values))

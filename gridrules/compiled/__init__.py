@@ -19,3 +19,22 @@ if "numba" in __import__("sys").modules:
 
     if not _numba_config.CACHE_DIR:
         _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+
+
+def _load_numba_arrays() -> None:
+    """Load numba's NumPy support now, without its BLAS probe: at first use numba imports scipy.linalg (when
+    scipy is installed) only to learn whether BLAS exists for np.dot and friends, about 0.35 s of every run's
+    start-up. The generated code never uses BLAS, so unless scipy is loaded already the probe is told "no"
+    at once; np.dot still imports scipy itself later, if ever typed."""
+    import sys
+
+    if "scipy" in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    sys.modules["scipy"] = None  # (an import of scipy now fails at once)
+    try:
+        import numba.np.arraymath  # noqa: F401  (its BLAS probe runs here)
+    finally:
+        del sys.modules["scipy"]
+
+
+_load_numba_arrays()

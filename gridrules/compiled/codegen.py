@@ -783,7 +783,7 @@ def _state_code(low: Lowering) -> str:
     dec, enc = Out(), Out()
     for o in (dec, enc):
         o("ROWS, COLS, N, K = SG[0], SG[1], SG[2], SG[3]")
-    enc("out[:] = np.uint64(0)")
+    enc("rt.clear(out)")
     for li, name in enumerate(low.dyn_layers):
         dom = inst.doms[name]
         lo = dom.lo if dom.kind == "int" else 0
@@ -944,8 +944,7 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("for m in range(MA.shape[0]):")
     o.indent()
     o("a = MA[m]")
-    o("D[:, :] = D0")
-    o("g[:] = g0")
+    o("rt.copy_state(D0, g0, D, g)")
     o("ab[0] = 0")
     o("ab[1] = m  # (the move a fault belongs to)")
     first = True

@@ -2,7 +2,7 @@
 
 Written once, compiled once (cached), used by every rule file. Each helper returns a new array and never
 changes its inputs, so generated code can share set values freely — except `add` and `grow_into`, which write
-into a set still being built.
+into a set still being built, and `distinct_count`, which may sort its scratch array.
 """
 from __future__ import annotations
 
@@ -30,6 +30,24 @@ def popcount(x):
     x = (x & uint64(0x3333333333333333)) + ((x >> uint64(2)) & uint64(0x3333333333333333))
     x = (x + (x >> uint64(4))) & uint64(0x0F0F0F0F0F0F0F0F)
     return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
+
+
+# Whole-array copies are written as loops: a slice assignment (`D[:, :] = D0`) makes numba compile its
+# broadcasting and error-message machinery into every caller, seconds of compile time per rule file.
+@njit(cache=True)
+def copy_state(D0, g0, D, g):
+    """D, g = D0, g0: the decoded parent into one move's working copy."""
+    for row in range(D0.shape[0]):
+        for i in range(D0.shape[1]):
+            D[row, i] = D0[row, i]
+    for j in range(g0.shape[0]):
+        g[j] = g0[j]
+
+
+@njit(cache=True)
+def clear(words):
+    for w in range(words.shape[0]):
+        words[w] = uint64(0)
 
 
 @njit(cache=True)
@@ -114,15 +132,46 @@ def first(a):
 
 
 @njit(cache=True)
+def _sift_down(a, root, end):
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and a[child + 1] > a[child]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+@njit(cache=True)
 def distinct_count(values):
-    if values.shape[0] == 0:
+    """How many different numbers `values` (a scratch array) holds. Values within a span of 4096 (a layer's
+    colours, say) are ticked off in a table; wider ones are heap-sorted in place (np.sort would cost seconds
+    of compiling)."""
+    n = values.shape[0]
+    if n == 0:
         return 0
-    v = np.sort(values)
-    n = 1
-    for j in range(1, v.shape[0]):
-        if v[j] != v[j - 1]:
-            n += 1
-    return n
+    lo, hi = values[0], values[0]
+    for v in values:
+        lo, hi = min(lo, v), max(hi, v)
+    if hi - lo < 4096:
+        seen = np.zeros(hi - lo + 1, np.bool_)
+        count = 0
+        for v in values:
+            if not seen[v - lo]:
+                seen[v - lo] = True
+                count += 1
+        return count
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(values, start, n)
+    for end in range(n - 1, 0, -1):
+        values[0], values[end] = values[end], values[0]
+        _sift_down(values, 0, end)
+    count = 1
+    for j in range(1, n):
+        if values[j] != values[j - 1]:
+            count += 1
+    return count
 
 
 # ---- bitboard fast paths: whole words at a time -----------------------------------------------------------
