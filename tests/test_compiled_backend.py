@@ -223,3 +223,16 @@ def test_loading_the_compiled_backend_skips_numbas_blas_probe():
             "print(u.find_spec('scipy') is None or __import__('scipy') is not None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False", "True"]
+
+
+@pytest.mark.parametrize("ruleset,levels", [("floodit", ["hdu4127-sample.txt"]),
+                                            ("bloxorz", ["level16.txt", "level33.txt"])])
+def test_one_compiled_module_serves_every_board_size(ruleset, levels):
+    """The generated source names no board dimension (they are read at run time), so levels of other sizes
+    load the module compiled once for the rule file instead of compiling again."""
+    from gridrules.compiled.system import CompiledSystem
+
+    insts = [inst for name in levels for inst in load(ruleset, str(ROOT / "rulesets" / ruleset / "levels" / name))]
+    assert len({(inst.rows, inst.cols) for inst in insts}) == 2
+    systems = [CompiledSystem(inst) for inst in insts]
+    assert len({s.source for s in systems}) == 1 and len({id(s.mod) for s in systems}) == 1

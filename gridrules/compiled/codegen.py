@@ -7,7 +7,8 @@ NONE), a body three (pose, row, col). Sets of cells are uint64 arrays (runtime.p
 straight-line code with temporaries, so `and`, `or` and calls keep their order and laziness. The board's
 dimensions and where each field of the packed state lies are read at run time from the head of SG, so the
 source depends only on the game, the parameters and which actions a level can use — not on the board size
-nor on one level's contents — and such levels share one compiled module.
+(unless the rule file sizes a domain or an array by it) nor on one level's contents — and such levels share
+one compiled module.
 """
 from __future__ import annotations
 
