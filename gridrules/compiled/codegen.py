@@ -12,12 +12,22 @@ one compiled module.
 """
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..instance import Instance
 from ..layout import bits_for
 
 NONE = -(1 << 40)
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
+BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
+               "FULL": "BM[0]", "NOT_LEFT": "BM[1]", "NOT_RIGHT": "BM[2]"}  # (all cells; masks for shifts)
+
+
+def _board_names(lines: list[str]) -> list[str]:
+    """Bind the board's dimensions and masks that these lines of code read."""
+    used = set(re.findall(r"\b(?:" + "|".join(BOARD_NAMES) + r")\b", "\n".join(lines)))
+    return [f"    {name} = {BOARD_NAMES[name]}" for name in BOARD_NAMES if name in used]
 
 
 class Unsupported(Exception):
@@ -446,15 +456,14 @@ class Lowering:
             if layer in (None, name):
                 o(f"V_{name} = False")
 
-    def prologue(self) -> list[str]:
-        """The board's dimensions and masks, and declarations for the memoized masks the function body used
-        (then forget the set for the next)."""
-        lines = ["    ROWS, COLS, N, K = SG[0], SG[1], SG[2], SG[3]",
-                 "    FULL, NOT_LEFT, NOT_RIGHT = BM[0], BM[1], BM[2]"]
+    def prologue(self, body: list[str]) -> list[str]:
+        """Declarations for the memoized masks the function body used (then forget the set for the next), and
+        the board's dimensions and masks it reads (only those: these functions run once per move)."""
+        lines = []
         for layer in sorted(self.memo):
             lines += [f"    M_{layer} = np.empty((0, K), np.uint64)", f"    V_{layer} = False"]
         self.memo = set()
-        return lines
+        return _board_names(lines + body) + lines
 
     def x_Builtin(self, e, o, ctx):
         return getattr(self, "b_" + e.name)(e, o, ctx)
@@ -759,7 +768,7 @@ class Lowering:
         if tail:
             o(tail)
         head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D', 'g', 'SL', 'SG', 'BM', 'ab'])}):\n"
-        return head + "\n".join(self.prologue() + o.lines) + "\n"
+        return head + "\n".join(self.prologue(o.lines) + o.lines) + "\n"
 
     def dummy(self, ty) -> str:
         """A return of the right type, for a def that stops early (its caller checks `ab`)."""
@@ -782,15 +791,13 @@ def _state_code(low: Lowering) -> str:
     on the board size, so it is read from SG's header (see `header_values`)."""
     inst = low.inst
     dec, enc = Out(), Out()
-    for o in (dec, enc):
-        o("ROWS, COLS, N, K = SG[0], SG[1], SG[2], SG[3]")
     enc("rt.clear(out)")
     for li, name in enumerate(low.dyn_layers):
         dom = inst.doms[name]
         lo = dom.lo if dom.kind == "int" else 0
         at = HEADER + 2 * li  # first plane's word, bits per cell
         for o in (dec, enc):
-            o(f"p, nb = SG[{at}], SG[{at + 1}]")
+            o(f"p, nb = SG[{at}], SG[{at + 1}]" if dom.kind == "cell" else f"p = SG[{at}]")
             o("for i in range(N):")
             o.indent()
             o("w, b = p + (i >> 6), np.uint64(i & 63)")
@@ -844,8 +851,9 @@ def _state_code(low: Lowering) -> str:
         enc(put.format(x))
     dec("return")
     enc("return")
-    return ("@njit(cache=True)\ndef _decode(s, D, g, SG):\n" + "\n".join(dec.lines) + "\n\n\n"
-            "@njit(cache=True)\ndef _encode(D, g, SG, out):\n" + "\n".join(enc.lines) + "\n")
+    return ("@njit(cache=True)\ndef _decode(s, D, g, SG):\n" + "\n".join(_board_names(dec.lines) + dec.lines)
+            + "\n\n\n@njit(cache=True)\ndef _encode(D, g, SG, out):\n"
+            + "\n".join(_board_names(enc.lines) + enc.lines) + "\n")
 
 
 def header_values(low: Lowering) -> list[int]:
@@ -932,7 +940,7 @@ def _any_function(low: Lowering, name: str, exprs) -> str:
         o("return True")
         o.dedent()
     o("return False")
-    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, BM, ab):\n" + "\n".join(low.prologue() + o.lines) + "\n"
+    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, BM, ab):\n" + "\n".join(low.prologue(o.lines) + o.lines) + "\n"
 
 
 def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
