@@ -120,10 +120,10 @@ def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
 BACKENDS = ("compiled", "reference")
 
 
-def system(inst: Instance, backend: str = "compiled", heuristic: str | None = None, notice=None):
+def system(inst: Instance, backend: str = "compiled", heuristic: str | None = None, notice=None, moves=None):
     """The instance as a TransitionSystem: `compiled` (rules lowered to native code with numba) or `reference`
     (the plain-Python oracle). notice(text) hears when the compiled backend is about to compile native code
-    (slow, once per rule file and parameters)."""
+    (slow, once per rule file and parameters). moves: only these move instances (see `query`), not all."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend `{backend}` (available: {', '.join(BACKENDS)})")
     if heuristic is not None and heuristic not in {h.name for h in inst.game.heuristics}:
@@ -132,7 +132,53 @@ def system(inst: Instance, backend: str = "compiled", heuristic: str | None = No
     if backend == "compiled":
         from .compiled.system import CompiledSystem
 
-        return CompiledSystem(inst, heuristic, notice)
+        return CompiledSystem(inst, heuristic, notice, moves)
     from .reference import ReferenceSystem
 
-    return ReferenceSystem(inst, heuristic)
+    return ReferenceSystem(inst, heuristic, moves)
+
+
+def query(inst: Instance, questions: list[tuple], backend: str = "compiled", notice=None) -> list[bool]:
+    """For each tuple of move arguments (cells 0-based, as a level's `queries` hold them): is a move of some
+    action taking such arguments legal in the level's first state? Only the asked moves are built, so this
+    works on boards far too large to list every move of (HDU 1175's 1000 x 1000 boards)."""
+    from .reference.system import interpreter, move_instance
+
+    game = inst.game
+    rules = interpreter(inst)
+    kinds = [tuple(_arg_type(a) for a in q) for q in questions]
+    fits = {k: [ai for ai, a in enumerate(game.actions) if tuple(dom.ty for _, dom in a.proc.params) == k]
+            for k in set(kinds)}
+    for k, actions in fits.items():
+        if not actions:
+            shown = ", ".join(str(t) for t in k)
+            raise UsageError(f"no action of `{game.name}` takes ({shown}), which the queries give")
+    instances: dict[str, tuple] = {}  # text -> instance: each asked move built once
+    asked = []
+    for q, k in zip(questions, kinds):
+        texts = []
+        for ai in fits[k]:
+            if any(not _on_board(inst, a) for a in q):
+                continue
+            m = move_instance(inst, rules, ai, tuple(q))
+            if m is not None:
+                instances.setdefault(m[0], m)
+                texts.append(m[0])
+        asked.append(texts)
+    legal = set()
+    if instances:
+        sys_ = system(inst, backend, notice=notice, moves=list(instances.values()))
+        legal = set(sys_.legal_moves(sys_.initial()))
+    return [any(t in legal for t in texts) for texts in asked]
+
+
+def _arg_type(value) -> ir.Ty:
+    if isinstance(value, tuple):
+        return ir.CELL
+    if isinstance(value, bool):
+        return ir.BOOL
+    return ir.INT
+
+
+def _on_board(inst: Instance, value) -> bool:
+    return not isinstance(value, tuple) or (0 <= value[0] < inst.rows and 0 <= value[1] < inst.cols)

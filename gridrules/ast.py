@@ -204,6 +204,13 @@ class Pass(Node):
 
 
 @dataclass(frozen=True)
+class Safe(Node):
+    """`safe`: the move being made is safe — a search takes it without trying the state's other moves."""
+
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class If(Node):
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
     orelse: tuple["Stmt", ...]
@@ -317,6 +324,7 @@ class ActionDecl(Node):
     when: Expr | None
     body: tuple[Stmt, ...]
     span: Span | None = SPAN
+    unordered: bool = False  # the parameters are a set: each combination is one move
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from .ir import BOOL, CELL, DIR, DIRS, INT, RANGE, SET, VOID, Ty
 ERR = Ty("error")  # the type of an expression that already produced an error: matches anything
 BUILTIN_CONSTS = ("cells", "rows", "cols", "here", "value")
 BUILTINS = ("region", "neighbours", "count", "any", "empty", "distinct", "on_board", "cells", "adjacent",
-            "abs", "min", "max", "first", "roll")
+            "abs", "min", "max", "first", "roll", "path")
 
 
 def _same(a: Ty, b: Ty) -> bool:
@@ -470,6 +470,21 @@ class Checker:
         if f in ("min", "max"):
             if n < 2:
                 return self.error(f"`{f}` needs at least 2 arguments, got {n}", e)
+        elif f == "path":
+            if n not in (4, 5):
+                return self.error(f"`path` takes 4 or 5 arguments (from, to, condition, turns[, outside]), got {n}", e)
+            ends = [self.expr(x, sc) for x in e.args[:2]]
+            for x, node in zip(ends, e.args):
+                self._want(x, (CELL,), "`path`'s ends", node)
+            pred = self._pred(e.args[2], sc, BOOL, "path's condition")
+            turns = self.expr(e.args[3], sc)
+            self._want(turns, (INT,), "`path`'s turn limit", e.args[3])
+            args = (*ends, pred, turns)
+            if n == 5:
+                outside = self.expr(e.args[4], sc)
+                self._want(outside, (BOOL,), "`path`'s outside flag", e.args[4])
+                args += (outside,)
+            return ir.Builtin(BOOL, f, args, e.span)
         elif n != arity[f]:
             return self.error(f"`{f}` takes {arity[f]} argument(s), got {n}", e)
         if f == "region":
@@ -563,6 +578,11 @@ class Checker:
     def stmt(self, s, sc: Scope) -> list[ir.Stmt]:
         if isinstance(s, A.Pass):
             return []
+        if isinstance(s, A.Safe):
+            if sc.kind != "action":
+                self.error("`safe` marks a move, so it belongs in an action", s,
+                           "an action may also call a def that decides, e.g. `if lone(a): safe`")
+            return [ir.Safe(s.span)]
         if isinstance(s, A.Let):
             v = self.expr(s.value, sc)
             if v.ty == VOID:
@@ -950,9 +970,17 @@ class Checker:
                     nth = d.notation[:m.start()].count(m.group(0)) + 1
                     self.error(f"notation uses `{{{m.group(1)}}}` but `{d.name}` has no parameter of that name",
                                self.at_word(d, m.group(0), nth), did_you_mean(m.group(1), names))
+        if d.unordered:
+            if len(params) < 2:
+                self.error(f"`unordered` needs an action with two or more parameters; `{d.name}` has {len(params)}",
+                           self.at_word(d, "unordered"))
+            elif any(not _same(dom.ty, params[0][1].ty) for _, dom in params):
+                self.error(f"the parameters of unordered action `{d.name}` must all have the same type "
+                           f"({', '.join(f'{n}: {dom.ty}' for n, dom in params)})", self.at_word(d, "unordered"),
+                           "an unordered action takes a set of values of one type, such as two cells")
         body = self.block(d.body, sc, new_scope=False)
         proc = ir.Procedure(d.name, params, body, sc.nslots, VOID, True, span=d.span)
-        return ir.ActionInfo(proc, d.notation, cost, when, d.span)
+        return ir.ActionInfo(proc, d.notation, cost, when, d.span, unordered=d.unordered)
 
     def _body(self, b: A.BodyDecl) -> ir.BodyInfo:
         poses = tuple(p.name for p in b.poses)

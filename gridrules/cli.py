@@ -1,4 +1,4 @@
-"""The `gridrules` command line: solve, show, validate and list rulesets.
+"""The `gridrules` command line: solve, show, list moves, answer queries, validate and list rulesets.
 
 Results go to stdout (plain text, or JSON Lines with `--format json`); everything else — progress,
 statistics, warnings, errors — goes to stderr (through rich where it is a terminal).
@@ -503,10 +503,8 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
     state = system.initial()
     total = 0
     for k, move in enumerate(moves, 1):
-        for text, nxt, cost in system.successors(state):
-            if text == move:
-                break
-        else:
+        step = system.step(state, move)
+        if step is None:
             legal = system.legal_moves(state)
             shown = ", ".join(legal) if legal else "none (no move is legal here)"
             from .errors import did_you_mean
@@ -515,7 +513,7 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
             when = "at the start" if k == 1 else f"after move {k - 1}"
             raise UsageError(f"{inst.level}: move {k} `{move}` is not legal {when}; the legal moves are: {shown}"
                              + (f"; {hint}" if hint else ""))
-        state = nxt
+        state, cost = step
         total += cost
         click.echo("")
         cost_text = f" (cost {cost})" if cost != 1 else ""
@@ -596,6 +594,130 @@ def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, ti
             if out.exit_code == EXIT_INTERRUPTED:
                 break
     ctx.exit(worst(codes))
+
+
+# ---- moves and query ---------------------------------------------------------------------------------
+def _chosen(loaded, case):
+    insts = loaded.instances
+    if case is None:
+        return list(enumerate(insts, 1))
+    if case > len(insts):
+        raise UsageError(f"--case {case}: `{loaded.level_path}` holds {_count(len(insts), 'level')}")
+    return [(case, insts[case - 1])]
+
+
+def _cells_text(path) -> str:
+    return " ".join(f"{r + 1},{c + 1}" for r, c in path)
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("ruleset")
+@click.argument("level")
+@click.option("--case", "case", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only the N-th level of the file (1-based).")
+@click.option("--after", default=None, metavar="MOVES",
+              help="Play these moves first (separated by blanks), then list the moves of the state reached.")
+@click.option("--hint", is_flag=True, help="Only the first legal move.")
+@click.option("--count", "count_only", is_flag=True, help="Only how many legal moves there are.")
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one JSON object per level.")
+@param_option
+@level_format_option
+@click.pass_context
+def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params, level_format):
+    """List the legal moves of each level (or of the state after --after), each with the path that joins its
+    cells where the rules ask for one (`path(...)`; corners 1-based, row or column 0 and rows+1/cols+1 being the
+    ring outside the board). No legal move left on a board that is not solved is a dead board: exit 1.
+    """
+    from . import api
+
+    if hint and count_only:
+        raise click.UsageError("give either --hint or --count, not both")
+    loaded = _load(ruleset, level, params, level_format)
+    codes = []
+    for k, inst in _chosen(loaded, case):
+        ref = api.system(inst, "reference")
+        state = ref.initial()
+        for n, move in enumerate((after or "").split(), 1):
+            step = ref.step(state, move)
+            if step is None:
+                legal = ", ".join(ref.legal_moves(state)) or "none"
+                raise UsageError(f"{inst.level}: --after move {n} `{move}` is not legal there; the legal moves are: "
+                                 f"{legal}")
+            state = step[0]
+        legal = api.system(inst, notice=_compile_notice).legal_moves(state)
+        shown = legal[:1] if hint else ([] if count_only else legal)
+        listed = [(m, ref.paths(state, m)) for m in shown]
+        goal = ref.is_goal(state)
+        codes.append(EXIT_OK if legal or goal else EXIT_UNSOLVABLE)
+        if out_format == "json":
+            click.echo(json.dumps({"level": inst.level, "count": len(legal), "goal": goal,
+                                   "moves": [{"move": m, "paths": [[[r + 1, c + 1] for r, c in p] for p in ps]}
+                                             for m, ps in listed]}))
+            continue
+        label = f"{inst.level}: " if len(loaded.instances) > 1 else ""
+        if not legal:
+            click.echo(f"{label}no legal move" + (" (the goal is reached)" if goal else " (a dead board)"))
+            continue
+        if not hint:
+            click.echo(f"{label}{_count(len(legal), 'legal move')}")
+        for m, ps in listed:
+            ways = "; ".join(f"path {_cells_text(p)}" for p in ps)
+            click.echo(f"{'hint: ' + label if hint else '  '}{m}" + (f"  {ways}" if ways else ""))
+    ctx.exit(worst(codes))
+
+
+def _unordered_aliases(inst) -> dict[str, str]:
+    """Moves of unordered actions written with their arguments in another order -> the move's own text
+    (`3,4-1,1` -> `1,1-3,4`)."""
+    import itertools
+
+    from .reference.system import action_instances, interpreter, move_text
+
+    out = {}
+    for text, ai, args in action_instances(inst, interpreter(inst)):
+        action = inst.game.actions[ai]
+        if action.unordered:
+            for other in itertools.permutations(args):
+                out.setdefault(move_text(action, other, inst), text)
+    return out
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("ruleset")
+@click.argument("level")
+@click.argument("move_texts", nargs=-1, metavar="[MOVE]...")
+@param_option
+@level_format_option
+@click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True,
+              envvar="GRIDRULES_BACKEND", help="compiled: native code (fast on large boards); reference: Python.")
+@click.pass_context
+def query(ctx, ruleset, level, move_texts, params, level_format, backend):
+    """Answer YES or NO, one per line: is each move legal at the start of its level? The moves are the queries
+    a level file asks (HDU 1175's `x1 y1 x2 y2` lines: `gridrules query lianliankan FILE` answers exactly as
+    that judge expects), or MOVEs given after the level, in the rules' notation.
+    """
+    from . import api
+
+    loaded = _load(ruleset, level, params, level_format)
+    asked_in_file = any(inst.raw.queries for inst in loaded.instances)
+    if move_texts and asked_in_file:
+        raise UsageError(f"`{loaded.level_path}` asks its own queries; give no MOVEs with it")
+    if not move_texts and not asked_in_file:
+        raise UsageError(f"`{loaded.level_path}` asks no queries; give the MOVEs to check after it")
+    for inst in loaded.instances:
+        if move_texts:
+            if len(loaded.instances) > 1:
+                raise UsageError(f"`{loaded.level_path}` holds {len(loaded.instances)} levels; MOVEs need a file "
+                                 "with one level")
+            legal = set(api.system(inst, backend, notice=_compile_notice).legal_moves(inst.initial))
+            same = _unordered_aliases(inst)
+            answers = [same.get(m, m) in legal for m in move_texts]
+        else:
+            answers = api.query(inst, [q for q, _ in inst.raw.queries], backend, notice=_compile_notice)
+        for yes in answers:
+            click.echo("YES" if yes else "NO")
+    ctx.exit(EXIT_OK)
 
 
 # ---- validate --------------------------------------------------------------------------------------

@@ -173,7 +173,8 @@ class RangeOf(Expr):
 @dataclass(frozen=True)
 class Builtin(Expr):
     """A built-in function: region neighbours count any empty distinct on_board cells adjacent abs min max
-    first roll. Predicate arguments (region's, distinct's value) are read at each cell via Here()."""
+    first roll path. Predicate arguments (region's, distinct's value, path's condition) are read at each cell
+    via Here()."""
 
     name: str
     args: tuple[Expr, ...]
@@ -249,6 +250,13 @@ class Require(Stmt):
 @dataclass(frozen=True)
 class Return(Stmt):
     value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Safe(Stmt):
+    """Mark the move being made as safe: when it is legal, a search takes it alone."""
+
     span: Span | None = SPAN
 
 
@@ -339,6 +347,7 @@ class ActionInfo:
     cost: Expr  # evaluated with the action's parameters bound, before its effects
     when: Expr  # a condition on parameters only
     span: Span | None = SPAN
+    unordered: bool = False  # instances are combinations (each set of values once, in ascending order)
 
     @property
     def name(self) -> str:

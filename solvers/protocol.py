@@ -23,7 +23,8 @@ class TransitionSystem(Protocol):
     def initial(self) -> State: ...
 
     def successors(self, state: State) -> Iterable[tuple[Move, State, int]]:
-        """(move, next state, cost >= 0) for every legal move, in a fixed order."""
+        """(move, next state, cost >= 0) for every move worth searching, in a fixed order: every legal move,
+        or just one that the rules promise loses nothing (a gridrules `safe` move) when there is one."""
         ...
 
     def is_goal(self, state: State) -> bool: ...

@@ -1,6 +1,7 @@
 """Shared test helpers: build instances from text, start a system at any state, replay moves."""
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -10,6 +11,7 @@ from gridrules.api import compile_rules, detect_format, load_rules
 from gridrules.errors import Source
 from gridrules.instance import instantiate
 from gridrules.levels import READERS
+from solvers import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,4 +96,41 @@ def bloxorz_maps(draw, heights, widths):
     return "\n".join(lines) + "\n---\n" + "\n".join(facts) + "\n"
 
 
-__all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "bloxorz_maps", "ROOT"]
+__all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "bloxorz_maps", "ROOT", "native_agrees",
+           "walk_and_compare"]
+
+
+def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs")):
+    """The native searches find the optimal cost the Python solvers find, and their moves replay; the native
+    deepening searches are the Python ones step for step (same expansions, same solution)."""
+    for algorithm in algorithms:
+        mine, oracle = nat.search(algorithm), solve(ref, algorithm)
+        assert (mine.status, mine.cost) == (oracle.status, oracle.cost)
+        assert mine.optimal
+        if algorithm in ("idastar", "iddfs"):
+            assert mine.moves == oracle.moves
+            assert (mine.stats.expanded, mine.stats.generated) == (oracle.stats.expanded, oracle.stats.generated)
+        if mine.moves is not None:
+            state, cost = ref.initial(), 0
+            for m in mine.moves:
+                state, k = ref.step(state, m)
+                cost += k
+            assert ref.is_goal(state) and cost == mine.cost
+
+
+def walk_and_compare(inst, seed, steps=25):
+    """A random walk on which both backends give the same moves (searched and legal), goals and heuristics."""
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    rng = random.Random(seed)
+    state = inst.initial
+    assert nat.initial() == ref.initial()
+    for _ in range(steps):
+        a, b = sorted(ref.successors(state)), sorted(nat.successors(state))
+        assert a == b
+        assert ref.legal_moves(state) == nat.legal_moves(state)
+        assert ref.is_goal(state) == nat.is_goal(state)
+        assert ref.heuristic(state) == nat.heuristic(state)
+        if not a:
+            break
+        state = rng.choice(a)[1]
+    return ref, nat

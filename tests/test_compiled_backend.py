@@ -7,45 +7,11 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, system
+from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, native_agrees, system, walk_and_compare
 from gridrules.api import load
 from solvers import solve
 
 pytest.importorskip("numba")
-
-
-def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs")):
-    """The native searches find the optimal cost the Python solvers find, and their moves replay; the native
-    deepening searches are the Python ones step for step (same expansions, same solution)."""
-    for algorithm in algorithms:
-        mine, oracle = nat.search(algorithm), solve(ref, algorithm)
-        assert (mine.status, mine.cost) == (oracle.status, oracle.cost)
-        assert mine.optimal
-        if algorithm in ("idastar", "iddfs"):
-            assert mine.moves == oracle.moves
-            assert (mine.stats.expanded, mine.stats.generated) == (oracle.stats.expanded, oracle.stats.generated)
-        if mine.moves is not None:
-            state, cost = ref.initial(), 0
-            for m in mine.moves:
-                state, k = next((n, k) for t, n, k in ref.successors(state) if t == m)
-                cost += k
-            assert ref.is_goal(state) and cost == mine.cost
-
-
-def walk_and_compare(inst, seed, steps=25):
-    ref, nat = system(inst, "reference"), system(inst, "compiled")
-    rng = random.Random(seed)
-    state = inst.initial
-    assert nat.initial() == ref.initial()
-    for _ in range(steps):
-        a, b = sorted(ref.successors(state)), sorted(nat.successors(state))
-        assert a == b
-        assert ref.is_goal(state) == nat.is_goal(state)
-        assert ref.heuristic(state) == nat.heuristic(state)
-        if not a:
-            break
-        state = rng.choice(a)[1]
-    return ref, nat
 
 
 def floodit_board(draw_rows):

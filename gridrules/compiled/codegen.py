@@ -12,6 +12,7 @@ one compiled module.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from .. import ir
@@ -28,6 +29,23 @@ def _board_names(lines: list[str]) -> list[str]:
     """Bind the board's dimensions and masks that these lines of code read."""
     used = set(re.findall(r"\b(?:" + "|".join(BOARD_NAMES) + r")\b", "\n".join(lines)))
     return [f"    {name} = {BOARD_NAMES[name]}" for name in BOARD_NAMES if name in used]
+
+
+def _contains(node, found) -> bool:
+    """Whether an IR statement or expression (or a tuple of them) has a part for which found(part) holds."""
+    if found(node):
+        return True
+    if isinstance(node, tuple):
+        return any(_contains(x, found) for x in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, ir.Ty):
+        return any(_contains(getattr(node, f.name), found) for f in dataclasses.fields(node))
+    return False
+
+
+def _writes(node, game: ir.Game) -> bool:
+    """Whether an IR statement or expression may change the state: a store, or a call of a def that stores."""
+    return _contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray))
+                     or isinstance(x, ir.CallDef) and game.proc(x.name).writes_state)
 
 
 class Unsupported(Exception):
@@ -82,7 +100,7 @@ class Lowering:
         for g in self.game.globals:
             kind = inst.doms[g.name].kind
             width = {"cell": 2, "body": 3}.get(kind, 1)
-            arr = "SG" if g.static else "g"
+            arr = "SG" if g.static else "g"  # (`g` is renamed in the code that reads a move's parent: _slots)
             count = 1
             for d in inst.dims.get(g.name, ()):
                 count *= d
@@ -90,6 +108,7 @@ class Lowering:
             sizes[arr] += width * count
         self.ng, self.nsg = max(1, sizes["g"]), max(1, sizes["SG"])
         self.bodies = {b.name: i for i, b in enumerate(self.game.bodies)}
+        self.state = ("D", "g")  # the dynamic rows and slots code reads: a move's copy, or its parent (D0, g0)
 
     # ---- helpers
     def t(self, base="t") -> str:
@@ -116,7 +135,7 @@ class Lowering:
 
     def layer_ref(self, name: str) -> str:
         if name in self.dyn_layers:
-            return f"D[{self.dyn_layers.index(name)}]"
+            return f"{self.state[0]}[{self.dyn_layers.index(name)}]"
         return f"SL[{self.static_layers.index(name)}]"
 
     # ---- expressions: each returns code for its value (a tuple of codes for cells, bodies, ranges)
@@ -166,6 +185,8 @@ class Lowering:
 
     def _slots(self, name, flat: str | None, o: Out, span):
         arr, off, width = self.gslots[name]
+        if arr == "g":
+            arr = self.state[1]
         if flat is None:
             base = str(off)
         else:
@@ -402,7 +423,7 @@ class Lowering:
         for a in e.args:
             v = self.ex(a, o, ctx)
             args.extend(v if isinstance(v, tuple) else (v,))
-        call = f"def_{e.name}({', '.join(args + ['D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
+        call = f"def_{e.name}({', '.join(args + [*self.state, 'SL', 'SG', 'BM', 'ab'])})"
         if proc.returns == ir.VOID:
             o(call)
             v = "0"
@@ -598,6 +619,29 @@ class Lowering:
         o(f"{i} = rt.first({s})")
         return self._snap((f"({i} // COLS if {i} >= 0 else NONE)", f"({i} % COLS if {i} >= 0 else 0)"), o)
 
+    def b_path(self, e, o, ctx):
+        a, b, pred, turns = e.args[:4]
+        pa, pb = self.ex(a, o, ctx), self.ex(b, o, ctx)
+        found = self.t()
+        o(f"{found} = False")
+        o(f"if {self.on_board(*pa)} and {self.on_board(*pb)}:")
+        o.indent()
+        fast = self._layer_equality(pred)
+        free = self.t("free")
+        if fast is not None:  # read the layer row directly, no set
+            layer, value = fast
+            v = self.ex(value, o, ctx)
+            grid = f"rt.ring_grid_eq({self.layer_ref(layer)}, {v}, ROWS, COLS, {{}})"
+        else:
+            s = self.x_Where(ir.Where(ir.SET, ir.AllCells(ir.SET), pred), o, ctx)
+            grid = f"rt.ring_grid_set({s}, ROWS, COLS, {{}})"
+        k = self._snap(self.ex(turns, o, ctx), o)
+        ring = self.ex(e.args[4], o, ctx) if len(e.args) == 5 else "False"
+        o(f"{free} = {grid.format(ring)}")
+        o(f"{found} = rt.path({free}, ROWS, COLS, {pa[0]} * COLS + {pa[1]}, {pb[0]} * COLS + {pb[1]}, {k})")
+        o.dedent()
+        return found
+
     def b_roll(self, e, o, ctx):
         x, d = e.args
         b = self.ex(x, o, ctx)
@@ -687,6 +731,9 @@ class Lowering:
         v = self.ex(s.value, o, ctx)
         o("return " + (", ".join(v) if isinstance(v, tuple) else str(v)))
 
+    def s_Safe(self, s, o, ctx):
+        o("ab[4] = 1")
+
     def s_Eval(self, s, o, ctx):
         self.ex(s.call, o, ctx)
 
@@ -761,13 +808,34 @@ class Lowering:
             out.extend(v if isinstance(v, tuple) else (v,))
         return out
 
-    def function(self, name: str, proc_params: list[str], body, kind: str, abort: str, tail: str | None) -> str:
+    def function(self, name: str, proc_params: list[str], body, kind: str, abort: str, tail: str | None,
+                 state=("D", "g")) -> str:
         o = Out()
         ctx = {"kind": kind, "abort": abort, "here_index": []}
+        self.state = state
         self.block(body, o, ctx)
+        self.state = ("D", "g")
         if tail:
             o(tail)
-        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D', 'g', 'SL', 'SG', 'BM', 'ab'])}):\n"
+        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + [*state, 'SL', 'SG', 'BM', 'ab'])}):\n"
+        return head + "\n".join(self.prologue(o.lines) + o.lines) + "\n"
+
+    def action(self, name: str, proc_params: list[str], body) -> str:
+        """A move: its leading checks (`let`s and `require`s that change nothing) read the parent D0, g0, and
+        only a move that passes them copies the parent into D, g and goes on there: most moves a state offers
+        fail a first `require` (a pair of cells that do not match), and copying the state is their main cost."""
+        n = 0
+        while n < len(body) and isinstance(body[n], (ir.Require, ir.SetLocal)) and not _writes(body[n], self.game):
+            n += 1
+        o = Out()
+        ctx = {"kind": "action", "abort": "return False", "here_index": []}
+        self.state = ("D0", "g0")
+        self.block(body[:n], o, ctx)
+        self.state = ("D", "g")
+        o("rt.copy_state(D0, g0, D, g)")
+        self.block(body[n:], o, ctx)
+        o("return True")
+        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])}):\n"
         return head + "\n".join(self.prologue(o.lines) + o.lines) + "\n"
 
     def dummy(self, ty) -> str:
@@ -872,9 +940,10 @@ def header_values(low: Lowering) -> list[int]:
     return out
 
 
-def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowering, list]:
-    """The module's source, its lowering (error table) and the action instances (what each move index is);
-    `rules` is the instance's reference interpreter (reference.system.interpreter), which numbers the moves."""
+def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[str, Lowering, list]:
+    """The module's source, its lowering (error table) and the action instances (what each move index is:
+    `moves`, or all of them); `rules` is the instance's reference interpreter (reference.system.interpreter),
+    which numbers the moves."""
     low = Lowering(inst, heuristic)
     game = inst.game
     parts = [
@@ -912,16 +981,16 @@ def generate(inst: Instance, heuristic: str | None, rules) -> tuple[str, Lowerin
     # actions: one function per action; the move list enumerates parameter values whose `when` holds
     from ..reference.system import action_instances
 
-    moves = action_instances(inst, rules)  # (text, action index, args), numbered as the reference does
+    if moves is None:
+        moves = action_instances(inst, rules)  # (text, action index, args), numbered as the reference does
     used = {ai for _, ai, _ in moves}  # actions whose `when` holds for no parameter value are not compiled
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
-        parts.append(low.function(f"act_{ai}", low.params_code(action.proc), action.proc.body, "action",
-                                  "return False", "return True"))
+        parts.append(low.action(f"act_{ai}", low.params_code(action.proc), action.proc.body))
         cost_proc = ir.Procedure("cost", action.proc.params, (ir.Return(action.cost),), action.proc.nlocals)
         parts.append(low.function(f"cost_{ai}", low.params_code(action.proc), cost_proc.body, "heuristic",
-                                  "return 0", None))
+                                  "return 0", None, state=("D0", "g0")))
     for hi, h in enumerate(game.heuristics):
         parts.append(low.function(f"h_{hi}", [], h.proc.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
@@ -953,11 +1022,13 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("for m in range(MA.shape[0]):")
     o.indent()
     o("a = MA[m]")
-    o("rt.copy_state(D0, g0, D, g)")
     o("ab[0] = 0")
     o("ab[1] = m  # (the move a fault belongs to)")
     first = True
     used = {ai for _, ai, _ in moves}
+    safe = any(_contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Safe)) for ai in used)
+    if safe:
+        o("ab[4] = 0  # (set by `safe`)")
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
@@ -976,9 +1047,8 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
         o(f"{'if' if first else 'elif'} a == {ai}:")
         first = False
         o.indent()
-        call_args = ", ".join(args + ["D", "g", "SL", "SG", "BM", "ab"])
-        o(f"k = cost_{ai}({call_args})")
-        o(f"ok = act_{ai}({call_args})")
+        o(f"k = cost_{ai}({', '.join(args + ['D0', 'g0', 'SL', 'SG', 'BM', 'ab'])})")
+        o(f"ok = act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})")
         o.dedent()
     o("else:")
     o.indent()
@@ -1006,6 +1076,15 @@ def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
     o("MOVE[n] = m")
     o("COST[n] = k")
     o("n += 1")
+    if safe:
+        o("if ab[4] != 0 and ab[3] != 0:  # a safe move, and the caller searches: it is the only successor")
+        o.indent()
+        o("for w in range(OUT.shape[1]):")
+        o("    OUT[0, w] = OUT[n - 1, w]")
+        o("MOVE[0] = m")
+        o("COST[0] = k")
+        o("return 1")
+        o.dedent()
     o.dedent()
     o.dedent()
     o("return n")

@@ -257,3 +257,72 @@ def equal_mask(row, value, k):
         if row[i] == value:
             out[i >> 6] |= ONE << uint64(i & 63)
     return out
+
+
+# ---- path queries: the board inside a one-cell ring, (rows + 2) x (cols + 2) cells ------------------------
+@njit(cache=True)
+def ring_grid_eq(row, value, rows, cols, outside):
+    """Which cells of the ringed board a path may pass: board cells whose layer value is `value`, and the
+    ring when `outside`."""
+    w = cols + 2
+    free = np.full((rows + 2) * w, np.uint8(1 if outside else 0))
+    for r in range(rows):
+        for c in range(cols):
+            free[(r + 1) * w + c + 1] = 1 if row[r * cols + c] == value else 0
+    return free
+
+
+@njit(cache=True)
+def ring_grid_set(cells, rows, cols, outside):
+    """The same for the cells of a set."""
+    w = cols + 2
+    free = np.full((rows + 2) * w, np.uint8(1 if outside else 0))
+    for r in range(rows):
+        for c in range(cols):
+            free[(r + 1) * w + c + 1] = 1 if has(cells, r * cols + c) else 0
+    return free
+
+
+@njit(cache=True)
+def path(free, rows, cols, a, b, turns):
+    """Whether cell b can be reached from cell a (board indices) by at most turns + 1 straight segments
+    through free cells of the ringed board (see ring_grid_eq); b itself need not be free. Breadth-first by
+    segments: the cells one more segment reaches are the free runs seen from the cells reached so far. A run
+    stops at a cell reached with fewer segments, whose own runs cover what lies beyond it, so each cell is
+    crossed at most once per direction and segment count."""
+    if turns < 0:
+        return False
+    if a == b:
+        return True
+    w, h = cols + 2, rows + 2
+    ea = (a // cols + 1) * w + a % cols + 1
+    eb = (b // cols + 1) * w + b % cols + 1
+    seg = np.full(h * w, np.int64(1) << 40)
+    queue = np.empty(h * w, np.int64)
+    seg[ea] = 0
+    queue[0] = ea
+    head, tail = 0, 1
+    for s in range(1, turns + 2):
+        end = tail
+        if head == end:
+            return False
+        while head < end:
+            x = queue[head]
+            head += 1
+            xr, xc = x // w, x % w
+            for d in range(4):
+                dr, dc = (0, 0, -1, 1)[d], (-1, 1, 0, 0)[d]
+                yr, yc = xr + dr, xc + dc
+                while 0 <= yr < h and 0 <= yc < w:
+                    y = yr * w + yc
+                    if y == eb:
+                        return True
+                    if free[y] == 0 or seg[y] < s:
+                        break
+                    if seg[y] > s:
+                        seg[y] = s
+                        queue[tail] = y
+                        tail += 1
+                    yr += dr
+                    yc += dc
+    return False

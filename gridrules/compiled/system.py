@@ -66,14 +66,15 @@ class CompiledSystem:
 
     backend = "compiled"
 
-    def __init__(self, inst: Instance, heuristic: str | None = None, notice=None):
-        """notice(text), when given, hears that native code is about to be compiled (a first use)."""
+    def __init__(self, inst: Instance, heuristic: str | None = None, notice=None, moves=None):
+        """notice(text), when given, hears that native code is about to be compiled (a first use); moves: the
+        move instances to offer, as reference.system.action_instances gives them (default: all)."""
         from ..reference.system import interpreter, min_move_cost
 
         self.inst = inst
         rules = interpreter(inst)  # numbers the moves (as the reference does) and evaluates constant costs
         try:
-            source, low, moves = generate(inst, heuristic, rules)
+            source, low, moves = generate(inst, heuristic, rules, moves)
         except Unsupported as err:
             raise UsageError(f"the compiled backend cannot run `{inst.game.name}` yet: {err}; "
                              "use --backend reference") from None
@@ -148,13 +149,27 @@ class CompiledSystem:
     def initial(self):
         return self.inst.initial
 
-    def successors(self, state):
+    def successors(self, state, every=False):
+        """The moves a search follows: every legal move, or only the first safe one when there is one (with
+        `every`, every legal move regardless)."""
         s = np.array(state, np.uint64)
-        n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST,
-                      *self.work)
+        ab = self.work[5]
+        ab[3] = 0 if every else 1
+        try:
+            n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST,
+                          *self.work)
+        finally:
+            ab[3] = 1
         moves = self.MOVE[:n].tolist()
         return [(self.moves[m], tuple(row), k)
                 for m, row, k in zip(moves, self.OUT[:n].tolist(), self.COST[:n].tolist())]
+
+    def legal_moves(self, state) -> list[str]:
+        return [text for text, _, _ in self.successors(state, every=True)]
+
+    def step(self, state, move: str):
+        """(next state, cost) after `move`, or None when it is not legal here."""
+        return next(((nxt, k) for text, nxt, k in self.successors(state, every=True) if text == move), None)
 
     def is_goal(self, state) -> bool:
         return bool(self._run(self.mod.goal, np.array(state, np.uint64), self.SL, self.SG, *self.work[2:]))
@@ -173,13 +188,15 @@ class CompiledSystem:
 
     def apply(self, state, move: str):
         """The state after `move`, or None when the move is not legal here."""
-        return next((nxt for text, nxt, _ in self.successors(state) if text == move), None)
+        step = self.step(state, move)
+        return None if step is None else step[0]
 
 
 def _work(layers: int, rows: int, cols: int, globals_: int):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
-    the abort flag, the move being expanded and a value for fault messages."""
+    the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
+    while searching; 0 to list every legal move) and whether the move being made ran `safe`."""
     cells = rows * cols
     bm = np.zeros((3, max(1, -(-cells // 64))), np.uint64)
     for i in range(cells):
@@ -190,7 +207,7 @@ def _work(layers: int, rows: int, cols: int, globals_: int):
         if i % cols != cols - 1:
             bm[2, i >> 6] |= bit
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
-            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm, np.zeros(3, np.int64))
+            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm, np.array([0, 0, 0, 1, 0], np.int64))
 
 
 def _slots(kind, x):

@@ -21,6 +21,9 @@ class RawLevel:
     positions: list[list[tuple[int, int]]]  # (line, col) of each token, 1-based
     values: dict[str, object] = field(default_factory=dict)
     start_line: int = 1
+    # questions the file asks about the level (HDU 1175's pairs of cells): each the arguments of a move
+    # (0-based cells) and where it is written; `gridrules query` answers whether such a move is legal
+    queries: list[tuple[tuple, Span]] = field(default_factory=list)
 
     @property
     def rows(self) -> int:
@@ -161,6 +164,75 @@ def sniff_hdu4127(text: str) -> bool:
     return n == 0 or len(rows) > n and all(len(r) == n for r in rows[1:n + 1])
 
 
+# ---- hdu1175: Lianliankan boards, each followed by queries -----------------------------------------------
+def read_hdu1175(src: Source) -> list[RawLevel]:
+    """Cases of `n m`, n rows of m numbers, `q`, then q lines `x1 y1 x2 y2` (1-based row and column); the input
+    ends with `0 0` (or the file's end). Each case is a level whose queries are pairs of cells."""
+    lines = _lines(src.text)
+    toks = list(_int_tokens(src, lines, 0, len(lines)))
+    if not toks:
+        raise _empty(src)
+
+    def span(t):
+        line, col, v = t
+        return Span(src, line, col, line, col + len(str(v)))
+
+    def take(i, count, what):
+        got = toks[i:i + count]
+        if len(got) < count:
+            at = toks[i - 1] if i > 0 else toks[0]
+            raise LevelError(f"the input ends early: {what} needs {count} numbers, found {len(got)}", span(at))
+        return got
+
+    levels = []
+    i = 0
+    while i < len(toks):
+        n, m = take(i, 2, f"the size of case {len(levels) + 1}")
+        if n[2] == 0 and m[2] == 0:
+            if i + 2 < len(toks):
+                raise LevelError("data after the closing `0 0`", span(toks[i + 2]))
+            break
+        for t in (n, m):
+            if t[2] <= 0:
+                raise LevelError(f"a board size must be positive, not {t[2]}", span(t))
+        rows, cols = n[2], m[2]
+        case = f"case {len(levels) + 1}"
+        cells = take(i + 2, rows * cols, f"the {rows}x{cols} board of {case}")
+        i += 2 + rows * cols
+        (q,) = take(i, 1, f"the query count of {case}")
+        if q[2] < 0:
+            raise LevelError(f"a query count cannot be negative ({q[2]})", span(q))
+        i += 1
+        queries = []
+        for k in range(q[2]):
+            x1, y1, x2, y2 = quad = take(i, 4, f"query {k + 1} of {case}")
+            for r, c in ((x1, y1), (x2, y2)):
+                if not (1 <= r[2] <= rows and 1 <= c[2] <= cols):
+                    raise LevelError(f"query {k + 1} of {case} names the cell {r[2]},{c[2]}, outside the "
+                                     f"{rows}x{cols} board", Span(src, r[0], r[1], c[0], c[1] + len(str(c[2]))))
+            first, last = span(quad[0]), span(quad[3])
+            queries.append((((x1[2] - 1, y1[2] - 1), (x2[2] - 1, y2[2] - 1)),
+                            Span(src, first.line, first.col, last.end_line, last.end_col)))
+            i += 4
+        grid = [cells[r * cols:(r + 1) * cols] for r in range(rows)]
+        levels.append(RawLevel(case, src, [[v for _, _, v in row] for row in grid],
+                               [[(ln, c) for ln, c, _ in row] for row in grid], start_line=n[0], queries=queries))
+    if not levels:
+        raise LevelError("no board before the closing `0 0`", span(toks[0]))
+    return levels
+
+
+def sniff_hdu1175(text: str) -> bool:
+    """`n m`, then n rows of m numbers, then a line holding one number (the query count)."""
+    rows = [ln.split() for ln in text.splitlines() if ln.strip()]
+    if not rows or len(rows[0]) != 2 or not all(p.isdigit() for p in rows[0]):
+        return False
+    n, m = int(rows[0][0]), int(rows[0][1])
+    if n == 0 and m == 0:
+        return True
+    return len(rows) > n + 1 and all(len(r) == m for r in rows[1:n + 1]) and len(rows[n + 1]) == 1
+
+
 from .bloxorz import read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002  # noqa: E402
 
 READERS: dict[str, Reader] = {
@@ -168,6 +240,8 @@ READERS: dict[str, Reader] = {
     for r in (
         Reader("hdu4127", read_hdu4127, sniff_hdu4127,
                "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`"),
+        Reader("hdu1175", read_hdu1175, sniff_hdu1175,
+               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`"),
         Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
                "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines"),
         Reader("bloxorz", read_bloxorz, sniff_bloxorz,

@@ -7,12 +7,14 @@ order; arrays are flat lists.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable
 
 from .. import ir
 from ..errors import RuleRuntimeError
 
 MAX_LOOP = 1_000_000
+SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
 
 
 class Abort(Exception):
@@ -44,6 +46,67 @@ def iter_bits(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # L R U D
+
+
+def find_path(a, b, free: Callable, turns: int, rows: int, cols: int, outside: bool):
+    """The corners of a path from cell a to cell b (both on the board) with at most `turns` turns whose inner
+    cells are free (free(cell) on the board; with `outside`, the one-cell ring around the board is free too):
+    [a, corner, ..., b] with the fewest turns, or None. A breadth-first search over (cell, heading) where going
+    straight costs nothing and turning costs one (0-1 BFS)."""
+    if turns < 0:
+        return None
+    if a == b:
+        return [a]
+
+    def passable(r, c):
+        if 0 <= r < rows and 0 <= c < cols:
+            return free((r, c))
+        return outside and -1 <= r <= rows and -1 <= c <= cols
+
+    # a state is (cell, heading: the direction of the step that entered it; None at a)
+    start = (a, None)
+    best = {start: 0}  # state -> fewest turns
+    parent = {start: None}
+    todo = deque([(0, start)])
+    while todo:
+        t, state = todo.popleft()
+        if t > best[state]:
+            continue
+        cell, d = state
+        for d2, (dr, dc) in enumerate(STEPS):
+            if d is not None and d2 == d ^ 1:  # never straight back
+                continue
+            t2 = t + (d is not None and d2 != d)
+            nxt = (cell[0] + dr, cell[1] + dc)
+            if t2 > turns:
+                continue
+            if nxt == b:
+                cells = [b]
+                while state is not None:
+                    cells.append(state[0])
+                    state = parent[state]
+                return _corners(cells[::-1])
+            if not passable(*nxt) or best.get((nxt, d2), turns + 1) <= t2:
+                continue
+            best[(nxt, d2)] = t2
+            parent[(nxt, d2)] = state
+            if t2 == t:
+                todo.appendleft((t2, (nxt, d2)))
+            else:
+                todo.append((t2, (nxt, d2)))
+    return None
+
+
+def _corners(cells):
+    """The cells of a path where it turns, with its two ends."""
+    out = [cells[0]]
+    for p, q, r in zip(cells, cells[1:], cells[2:]):
+        if (q[0] - p[0], q[1] - p[1]) != (r[0] - q[0], r[1] - q[1]):
+            out.append(q)
+    return out + [cells[-1]]
 
 
 class Board:
@@ -89,6 +152,7 @@ class Compiler:
         self.defs: dict[str, Callable] = {}
         self.strides = {}
         self.bodies = {b.name: b for b in game.bodies}
+        self.paths: list | None = None  # when a list, every path `path(...)` finds is appended (for showing moves)
 
     def set_strides(self, name: str, dims: tuple[int, ...]):
         strides = []
@@ -404,6 +468,23 @@ class Compiler:
 
         return first
 
+    def b_path(self, e, a, b, pred, turns, outside=None):
+        pa, pb, at, k = self.expr(a), self.expr(b), self._at_each(self.expr(pred)), self.expr(turns)
+        ring = self.expr(outside) if outside is not None else (lambda f: False)
+        board = self.board
+
+        def path(f):
+            p, q = pa(f), pb(f)
+            if not (board.on(p) and board.on(q)):
+                return False
+            free = {i for i in range(board.n) if at(f, i)}  # the condition, read at every cell
+            corners = find_path(p, q, lambda c: board.index(c) in free, k(f), board.rows, board.cols, ring(f))
+            if corners is not None and self.paths is not None:
+                self.paths.append(corners)
+            return corners is not None
+
+        return path
+
     def b_roll(self, e, x, d):
         v, dv, body = self.expr(x), self.expr(d), self.bodies[x.ty.name]
 
@@ -515,6 +596,12 @@ class Compiler:
 
     def s_Eval(self, s):
         return self.expr(s.call)
+
+    def s_Safe(self, s):
+        def safe(f):
+            f.v[SAFE] = True
+
+        return safe
 
     def s_If(self, s):
         branches = [(self.expr(c), self.block(b)) for c, b in s.branches]

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 from .. import ir
-from ..errors import RuleRuntimeError, UsageError
+from ..errors import RuleError, RuleRuntimeError, UsageError
 from ..instance import Instance
-from .evaluator import Abort, Board, Compiler, Frame
+from .evaluator import SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
 
@@ -76,15 +77,21 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     `when` holds, in declaration order. Both backends number moves this way."""
     out = []
     for ai, action in enumerate(inst.game.actions):
-        domains = [parameter_values(dom, inst, c) for _, dom in action.proc.params]
-        count = 1
-        for d in domains:
-            count *= len(d)
+        domains = [list(parameter_values(dom, inst, c)) for _, dom in action.proc.params]
+        if action.unordered:
+            if any(d != domains[0] for d in domains):
+                raise RuleError(f"the parameters of unordered action `{action.name}` range over different values "
+                                "for this level; they must range over the same ones", action.span)
+            count = math.comb(len(domains[0]), len(domains))
+            combinations = itertools.combinations(domains[0], len(domains))
+        else:
+            count = math.prod(len(d) for d in domains)
+            combinations = itertools.product(*domains)
         if count > MAX_MOVES:
             raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
                              f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
         when = c.expr(action.when)
-        for args in itertools.product(*domains):
+        for args in combinations:
             f = Frame({}, action.proc.nlocals)
             f.loc[: len(args)] = args
             if when(f):
@@ -92,19 +99,38 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     return out
 
 
+def move_instance(inst: Instance, c: Compiler, ai: int, args: tuple):
+    """The move instance of action `ai` with these arguments, (text, ai, args) as action_instances numbers
+    them, or None when there is none (its `when` fails; an unordered action given a value twice). The
+    arguments of an unordered action may come in any order."""
+    action = inst.game.actions[ai]
+    if action.unordered:
+        order = {v: k for k, v in enumerate(parameter_values(action.proc.params[0][1], inst, c))}
+        if len(set(args)) < len(args):
+            return None
+        args = tuple(sorted(args, key=order.__getitem__))
+    f = Frame({}, action.proc.nlocals)
+    f.loc[: len(args)] = args
+    if not c.expr(action.when)(f):
+        return None
+    return move_text(action, args, inst), ai, args
+
+
 class ReferenceSystem:
     """successors / is_goal / heuristic over packed states (tuples of 64-bit words)."""
 
     backend = "reference"
 
-    def __init__(self, inst: Instance, heuristic: str | None = None):
+    def __init__(self, inst: Instance, heuristic: str | None = None, moves=None):
+        """moves: the move instances to offer, (text, action index, args) as action_instances gives them
+        (default: all of them)."""
         self.inst = inst
         game = inst.game
         self.compiler = c = interpreter(inst)
         procs = [c.procedure(a.proc) for a in game.actions]
         costs = [c.expr(a.cost) for a in game.actions]
         self.moves = []  # (text, action proc, args, cost fn, locals, span)
-        for text, ai, args in action_instances(inst, c):
+        for text, ai, args in (action_instances(inst, c) if moves is None else moves):
             action = game.actions[ai]
             self.moves.append((text, procs[ai], args, costs[ai], action.proc.nlocals, action.span))
         self.goals = [c.expr(g) for g in game.goals]
@@ -130,11 +156,13 @@ class ReferenceSystem:
     def initial(self):
         return self.inst.initial
 
-    def successors(self, state, only=None):
-        """Every legal move (or only those of the move instances numbered in `only`)."""
+    def successors(self, state, only=None, every=False):
+        """The moves a search follows: every legal move (or only those of the move instances numbered in
+        `only`), or only the first safe move (one that ran `safe`) when there is one — unless `every`."""
         base = self.inst.values(state)
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
+        out = []
         for i, (text, proc, args, cost, nlocals, span) in enumerate(self.moves):
             if only is not None and i not in only:
                 continue
@@ -159,7 +187,10 @@ class ReferenceSystem:
                 raise RuleRuntimeError(f"two legal moves are both written `{text}`", span,
                                        "give the actions notations that tell them apart")
             seen.add(text)
-            yield text, nxt, k
+            if v.get(SAFE) and not every:
+                return [(text, nxt, k)]
+            out.append((text, nxt, k))
+        return out
 
     def _any(self, preds, v) -> bool:
         f = Frame(v, self.inst.game.predicates_nlocals)
@@ -187,7 +218,7 @@ class ReferenceSystem:
             only = self._by_text.get(move)
             if only is None:
                 return None
-        for text, nxt, cost in self.successors(state, only):
+        for text, nxt, cost in self.successors(state, only, every=True):
             if text == move:
                 return nxt, cost
         return None
@@ -198,4 +229,16 @@ class ReferenceSystem:
         return None if step is None else step[0]
 
     def legal_moves(self, state) -> list[str]:
-        return [text for text, _, _ in self.successors(state)]
+        return [text for text, _, _ in self.successors(state, every=True)]
+
+    def paths(self, state, move: str) -> list[list]:
+        """The paths (corner cells, from the first end to the other) that `path(...)` found between two of the
+        move's own cells while `move` was made — what a player is shown for a Lianliankan pair, say."""
+        self.compiler.paths = found = []
+        try:
+            if self.step(state, move) is None:
+                return []
+        finally:
+            self.compiler.paths = None
+        cells = {a for text, _, args, *_ in self.moves if text == move for a in args if isinstance(a, tuple)}
+        return [p for p in found if p[0] in cells and p[-1] in cells]

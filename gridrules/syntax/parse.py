@@ -34,8 +34,8 @@ class _Blocks(Indenter):
 
 
 # Words of statements and expressions; they cannot name anything.
-RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass cost "
-                     "when static admissible".split())
+RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe "
+                     "cost when static admissible".split())
 
 
 class _ReservedWord(Exception):
@@ -247,12 +247,16 @@ class _Build(Transformer):
         name = str(items[0])
         rest = list(items[1:])
         params = rest.pop(0) if rest and isinstance(rest[0], tuple) and (not rest[0] or isinstance(rest[0][0], A.ParamDecl)) and len(rest) > 1 else ()
+        unordered = bool(rest) and isinstance(rest[0], Token) and rest[0].type == "UNORDERED"
+        if unordered:
+            rest.pop(0)
         notation = None
         if rest and isinstance(rest[0], Token) and rest[0].type == "STRING":
             notation = _unquote(rest.pop(0))
         body = rest.pop()
         clauses = dict(rest)  # what is left: ("cost", expr) and/or ("when", expr)
-        return A.ActionDecl(name, params, notation, clauses.get("cost"), clauses.get("when"), body, self._s(meta))
+        return A.ActionDecl(name, params, notation, clauses.get("cost"), clauses.get("when"), body, self._s(meta),
+                            unordered=unordered)
 
     def action_cost(self, items):
         return ("cost", items[0])
@@ -353,6 +357,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def pass_(self, meta, items):
         return A.Pass(self._s(meta))
+
+    @v_args(meta=True)
+    def safe_(self, meta, items):
+        return A.Safe(self._s(meta))
 
     @v_args(meta=True)
     def if_stmt(self, meta, items):

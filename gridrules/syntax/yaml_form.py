@@ -436,13 +436,15 @@ class _Reader:
                 body = self.code(val, "stmts", f"the body of {what}", key)
                 self.decls.append(A.ActionDecl(name, (), None, None, None, body, self.span(key)))
                 continue
-            f = self.fields(val, what, ("params", "notation", "cost", "when", "body"), ("body",), key)
+            f = self.fields(val, what, ("params", "unordered", "notation", "cost", "when", "body"), ("body",), key)
             params = self.params(f, what)
             notation = self.text(f["notation"][1], f"`notation` of {what}") if "notation" in f else None
             cost = self.code(f["cost"][1], "expr", f"`cost` of {what}", f["cost"][0]) if "cost" in f else None
             when = self.code(f["when"][1], "expr", f"`when` of {what}", f["when"][0]) if "when" in f else None
             body = self.code(f["body"][1], "stmts", f"the body of {what}", f["body"][0])
-            self.decls.append(A.ActionDecl(name, params, notation, cost, when, body, self.span(key)))
+            unordered = self.boolean(f["unordered"][1], f"`unordered` of {what}") if "unordered" in f else False
+            self.decls.append(A.ActionDecl(name, params, notation, cost, when, body, self.span(key),
+                                           unordered=unordered))
 
     def s_init(self, k, v, top):
         self.decls.append(A.InitDecl(self.code(v, "stmts", "`init`", k), self.span(k)))

@@ -1,0 +1,215 @@
+"""The bundled `lianliankan` ruleset: HDU 1175's judge, queries against a simple independent implementation,
+turn limits, the outside ring, matching classes, every gravity mode on a hand-worked board, safe moves, and
+solving (a clearing, or a proof that there is none) on both backends."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridrules import api
+from helpers import ROOT, instance, native_agrees, walk_and_compare
+from solvers import solve
+
+RULES = str(ROOT / "rulesets" / "lianliankan" / "lianliankan.grl")
+SAMPLE = ROOT / "rulesets" / "lianliankan" / "levels" / "hdu1175-sample.txt"
+
+
+def make(text: str, **params):
+    """The instance of a board, with parameters written as on the command line."""
+    pairs = [f"{k}={str(v).lower()}" for k, v in params.items()]
+    return instance(RULES, text, api.parse_params(api.load_rules(RULES), pairs))
+
+
+def board_text(board) -> str:
+    return "\n".join(" ".join(map(str, row)) for row in board) + "\n"
+
+
+def tiles(inst, state) -> list[list[int]]:
+    flat = inst.values(state)["tile"]
+    return [flat[r * inst.cols:(r + 1) * inst.cols] for r in range(inst.rows)]
+
+
+# ---- HDU 1175 -------------------------------------------------------------------------------------------
+def judge(board, a, b) -> bool:
+    """HDU 1175 as its statement says, the plain way: the same non-zero tile, and at most three straight legs
+    a-p, p-q, q-b through empty cells of the board (p, q any cells; a leg may have length 0)."""
+    rows, cols = len(board), len(board[0])
+    if a == b or board[a[0]][a[1]] == 0 or board[a[0]][a[1]] != board[b[0]][b[1]]:
+        return False
+
+    def clear(p, q):  # p and q aligned, the cells strictly between them empty
+        if p[0] != q[0] and p[1] != q[1]:
+            return False
+        dr, dc = (q[0] > p[0]) - (q[0] < p[0]), (q[1] > p[1]) - (q[1] < p[1])
+        cell = p
+        while True:
+            cell = (cell[0] + dr, cell[1] + dc) if cell != q else q
+            if cell == q:
+                return True
+            if board[cell[0]][cell[1]] != 0:
+                return False
+
+    cells = [(r, c) for r in range(rows) for c in range(cols)]
+    return any((p == a or board[p[0]][p[1]] == 0) and (q == b or board[q[0]][q[1]] == 0)
+               and clear(a, p) and clear(p, q) and clear(q, b)
+               for p in cells + [a] for q in cells + [b])
+
+
+@st.composite
+def judge_cases(draw):
+    rows, cols = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    board = [[draw(st.sampled_from([0, 0, 0, 1, 2, 3])) for _ in range(cols)] for _ in range(rows)]
+    cells = st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))
+    queries = draw(st.lists(st.tuples(cells, cells), min_size=1, max_size=6))
+    return board, queries
+
+
+def hdu_text(cases) -> str:
+    out = []
+    for board, queries in cases:
+        out.append(f"{len(board)} {len(board[0])}")
+        out += [" ".join(map(str, row)) for row in board]
+        out.append(str(len(queries)))
+        out += [f"{a[0] + 1} {a[1] + 1} {b[0] + 1} {b[1] + 1}" for a, b in queries]
+    return "\n".join(out + ["0 0"]) + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(judge_cases())
+def test_queries_agree_with_a_plain_judge(case):
+    board, queries = case
+    inst = make(hdu_text([case]))
+    expect = [judge(board, a, b) for a, b in queries]
+    for backend in ("reference", "compiled"):
+        assert api.query(inst, [q for q, _ in inst.raw.queries], backend) == expect
+
+
+# ---- the ruleset's options --------------------------------------------------------------------------------
+EDGE = "1 2 2 1\n3 0 0 3\n"
+
+
+def legal(inst, backend="reference") -> list[str]:
+    sys_ = api.system(inst, backend)
+    return sys_.legal_moves(sys_.initial())
+
+
+@pytest.mark.parametrize("turns,outside,expect", [
+    (0, True, ["1,2-1,3", "2,1-2,4"]),  # side by side; in one line through empty cells
+    (1, True, ["1,2-1,3", "2,1-2,4"]),
+    (2, True, ["1,1-1,4", "1,2-1,3", "2,1-2,4"]),  # the 1s: up into the ring, along it, down: two turns
+    (2, False, ["1,2-1,3", "2,1-2,4"]),
+    (3, False, ["1,2-1,3", "2,1-2,4"]),
+])
+def test_turn_limits_and_the_ring(turns, outside, expect):
+    inst = make(EDGE, turns=turns, outside=outside)
+    assert legal(inst) == expect == legal(inst, "compiled")
+
+
+def test_matching_classes():
+    # 5..8 are flowers when flowers=5: any two of them match (joined side by side or through the ring)
+    inst = make("5 6 5 6\n", flowers=5)
+    assert legal(inst) == ["1,1-1,2", "1,1-1,3", "1,1-1,4", "1,2-1,3", "1,2-1,4", "1,3-1,4"] == legal(inst, "compiled")
+    assert legal(make("5 6 5 6\n")) == ["1,1-1,3", "1,2-1,4"]
+
+
+BOARD = """\
+1 2 3
+2 0 4
+3 4 1
+"""
+
+GRAVITY = {  # the board after `1,2-2,1` (the 2s: down into the gap, then left: one turn)
+    "off": [[1, 0, 3], [0, 0, 4], [3, 4, 1]],
+    "down": [[0, 0, 3], [1, 0, 4], [3, 4, 1]],  # the columns of the removed tiles settle
+    "up": [[1, 4, 3], [3, 0, 4], [0, 0, 1]],
+    "left": [[1, 3, 0], [4, 0, 0], [3, 4, 1]],  # the rows of the removed tiles settle
+    "right": [[0, 1, 3], [0, 0, 4], [3, 4, 1]],
+    "split": [[1, 0, 3], [0, 0, 4], [3, 4, 1]],  # row 0 rises (already up), rows 1..2 fall (already down)
+    "converge": [[1, 0, 3], [3, 4, 4], [0, 0, 1]],  # rows 1..2 rise toward the middle
+}
+
+
+@pytest.mark.parametrize("mode", sorted(GRAVITY))
+def test_each_gravity_mode(mode):
+    for backend in ("reference", "compiled"):
+        inst = make(BOARD, gravity=mode)
+        sys_ = api.system(inst, backend)
+        state, _ = sys_.step(sys_.initial(), "1,2-2,1")
+        assert tiles(inst, state) == GRAVITY[mode], backend
+
+
+@pytest.mark.parametrize("mode,after", [
+    ("split", [[3, 2], [0, 4], [0, 0], [4, 0], [3, 2]]),  # rows 0..1 rise, rows 2..4 fall
+    ("converge", [[0, 2], [3, 4], [4, 2], [3, 0], [0, 0]]),  # both halves move toward the middle
+])
+def test_split_and_converge_on_a_taller_board(mode, after):
+    board = [[1, 2], [3, 4], [0, 2], [4, 0], [3, 1]]
+    inst = make(board_text(board), gravity=mode, turns=3)
+    for backend in ("reference", "compiled"):
+        sys_ = api.system(inst, backend)
+        state, _ = sys_.step(sys_.initial(), "1,1-5,2")  # the 1s, around through the ring: three turns
+        assert tiles(inst, state) == after, backend
+
+
+# ---- safe moves and solving -----------------------------------------------------------------------------
+def deal(rows, cols, kinds, seed) -> str:
+    rnd = random.Random(f"test-{seed}")
+    cells = [t for t in range(1, kinds + 1) for _ in range(rows * cols // kinds)]
+    rnd.shuffle(cells)
+    return board_text([cells[r * cols:(r + 1) * cols] for r in range(rows)])
+
+
+def test_a_search_takes_a_safe_move_alone():
+    # four 1s whose other two are joined as well: removing 1,1-2,1 is safe, and a search takes it alone
+    inst = make("1 2 2 1\n1 3 3 1\n", outside=False)
+    for backend in ("reference", "compiled"):
+        sys_ = api.system(inst, backend)
+        assert sys_.legal_moves(inst.initial) == ["1,1-2,1", "1,2-1,3", "1,4-2,4", "2,2-2,3"]
+        assert [m for m, _, _ in sys_.successors(inst.initial)] == ["1,1-2,1"]
+    # with gravity no move is safe
+    inst = make("1 2 2 1\n1 3 3 1\n", outside=False, gravity="down")
+    assert len(list(api.system(inst, "compiled").successors(inst.initial))) == 4
+    # four 1s, but neither pairing leaves the other two joined: both moves are searched
+    inst = make("1 1 2\n1 2 1\n", outside=False)
+    for backend in ("reference", "compiled"):
+        sys_ = api.system(inst, backend)
+        assert [m for m, _, _ in sys_.successors(inst.initial)] == sys_.legal_moves(inst.initial) \
+            == ["1,1-1,2", "1,1-2,1"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("gravity", ["off", "down"])
+def test_solving_agrees_with_search_without_safe_moves(seed, gravity):
+    """Safe moves change how much is searched, never whether a board can be cleared: compare with a plain
+    depth-first search over every legal move (the reference backend's, without the safe-move shortcut)."""
+    text = deal(3, 4, 3, seed)
+    inst = make(text, gravity=gravity)
+    ref = api.system(inst, "reference")
+
+    def clearable(state, seen):
+        if ref.is_goal(state):
+            return True
+        if state in seen:
+            return False
+        seen.add(state)
+        return any(clearable(ref.step(state, m)[0], seen) for m in ref.legal_moves(state))
+
+    expect = clearable(ref.initial(), set())
+    for backend in ("reference", "compiled"):
+        sol = solve(api.system(inst, backend), "astar")
+        assert (sol.status == "solved") == expect, (text, backend)
+        assert sol.status in ("solved", "unsolvable")
+        if expect:
+            assert len(sol.moves) == 6 and sol.optimal
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["off", "down", "left", "split"]))
+def test_backends_agree_on_random_walks(seed, gravity):
+    inst = make(deal(4, 4, 4, seed), gravity=gravity)
+    ref, nat = walk_and_compare(inst, seed, steps=8)
+    assert ref.legal_moves(inst.initial) == nat.legal_moves(inst.initial)
+    native_agrees(inst, nat, ref, algorithms=("astar", "bfs"))
