@@ -35,6 +35,7 @@ UPDATE = os.environ.get("GOLDEN_UPDATE") == "1"
 
 FLOODIT = "rulesets/floodit/floodit.grl"
 BLOXORZ = "rulesets/bloxorz/bloxorz.grl"
+LIANLIANKAN = "rulesets/lianliankan/lianliankan.grl"
 OWN = "tests/golden/levels/rules/"
 
 # level case -> (rule file, --param values, forced level format or None)
@@ -92,6 +93,14 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "roller_two_starts": (OWN + "roller.grl", [], None),
     "roller_no_exit": (OWN + "roller.grl", [], None),
     "roller_start_at_edge": (OWN + "roller_beside.grl", [], None),
+    "hdu1175_ends_early": (LIANLIANKAN, [], "hdu1175"),
+    "hdu1175_data_after_end": (LIANLIANKAN, [], None),
+    "hdu1175_zero_size": (LIANLIANKAN, [], "hdu1175"),
+    "hdu1175_negative_query_count": (LIANLIANKAN, [], "hdu1175"),
+    "hdu1175_query_outside": (LIANLIANKAN, [], None),
+    "hdu1175_no_board": (LIANLIANKAN, [], "hdu1175"),
+    "lianliankan_odd_count": (LIANLIANKAN, [], None),
+    "unordered_ranges_differ": (OWN + "unordered_ranges.grl", [], None),
 }
 
 LOCATED = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): ")

@@ -138,6 +138,12 @@ class Lowering:
             return f"{self.state[0]}[{self.dyn_layers.index(name)}]"
         return f"SL[{self.static_layers.index(name)}]"
 
+    @staticmethod
+    def cell_of(ref: str, i: str) -> str:
+        """One cell of a layer row: `D[0, i]`, not `D[0][i]` (which makes a view of the row, with reference
+        counting, at every read)."""
+        return f"{ref[:-1]}, {i}]"
+
     # ---- expressions: each returns code for its value (a tuple of codes for cells, bodies, ranges)
     def ex(self, e: ir.Expr, o: Out, ctx):
         return getattr(self, "x_" + type(e).__name__)(e, o, ctx)
@@ -248,7 +254,7 @@ class Lowering:
         else:
             i = self.cell_index(o, self.ex(e.cell, o, ctx), f"reading layer `{e.layer}`", e.span)
         v = self.t()
-        o(f"{v} = {ref}[{i}]" + (" != 0" if e.ty == ir.BOOL else ""))
+        o(f"{v} = {self.cell_of(ref, i)}" + (" != 0" if e.ty == ir.BOOL else ""))
         if e.ty == ir.CELL:  # a cell layer holds codes: r * cols + c, or the cell count for none
             return self._snap((f"({v} // COLS if {v} != N else NONE)",
                                f"({v} % COLS if {v} != N else 0)"), o)
@@ -708,14 +714,14 @@ class Lowering:
         if s.where.ty == ir.SET:
             cells = self.ex(s.where, o, ctx)
             i = self._open_members(cells, o)
-            o(f"{ref}[{i}] = {v}")
+            o(f"{self.cell_of(ref, i)} = {v}")
             self._close_members(o)
         else:
             if isinstance(s.where, ir.Here):
                 i = ctx["here_index"][-1]
             else:
                 i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
-            o(f"{ref}[{i}] = {v}")
+            o(f"{self.cell_of(ref, i)} = {v}")
         self.forget_masks(o, s.layer)
 
     def s_Require(self, s, o, ctx):

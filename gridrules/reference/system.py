@@ -6,7 +6,7 @@ import math
 import re
 
 from .. import ir
-from ..errors import RuleError, RuleRuntimeError, UsageError
+from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 from .evaluator import SAFE, Abort, Board, Compiler, Frame
 
@@ -78,10 +78,7 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     out = []
     for ai, action in enumerate(inst.game.actions):
         domains = [list(parameter_values(dom, inst, c)) for _, dom in action.proc.params]
-        if action.unordered:
-            if any(d != domains[0] for d in domains):
-                raise RuleError(f"the parameters of unordered action `{action.name}` range over different values "
-                                "for this level; they must range over the same ones", action.span)
+        if action.unordered:  # (instantiate checked that the parameters range over the same values)
             count = math.comb(len(domains[0]), len(domains))
             combinations = itertools.combinations(domains[0], len(domains))
         else:

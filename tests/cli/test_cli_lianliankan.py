@@ -74,3 +74,37 @@ def test_query_moves_in_either_order(run, write):
     r = run("query", "lianliankan", level, "1,4-1,1", "1,1-1,4", "2,1-2,2", "1,2-1,2")
     assert r.code == 0, r.all
     assert r.out.split() == ["YES", "YES", "NO", "NO"]
+
+
+def test_query_and_moves_mistakes_exit_2(run, write, walk):
+    grid = write("edge.txt", EDGE)
+    two = write("two.txt", "1 2\n1 1\n0\n1 2\n2 2\n0\n0 0\n")
+    cases = [
+        (["query", "lianliankan", SAMPLE, "1,1-3,4"],
+         f"`{SAMPLE}` asks its own queries; give no MOVEs with it"),
+        (["query", "lianliankan", grid], f"`{grid}` asks no queries; give the MOVEs to check after it"),
+        (["query", "lianliankan", two, "1,1-1,2", "--level-format", "numbers"],
+         "ragged grid"),
+        (["moves", "lianliankan", grid, "--hint", "--count"], "give either --hint or --count, not both"),
+        (["moves", "lianliankan", grid, "--after", "1,1-2,1"],
+         "edge.txt: --after move 1 `1,1-2,1` is not legal there; the legal moves are: 1,1-1,4, 1,2-1,3, 2,1-2,4"),
+        (["moves", "lianliankan", SAMPLE, "--case", "3"], f"--case 3: `{SAMPLE}` holds 2 levels"),
+    ]
+    for args, message in cases:
+        r = run(*args)
+        assert r.code == 2, (args, r.all)
+        assert message in r.err, (args, r.err)
+        assert "Traceback" not in r.all and r.out == ""
+
+
+def test_query_needs_an_action_taking_the_cells(run, write, walk):
+    level = write("walk.txt", "S.\n.T\n")
+    r = run("query", walk, level, "R")
+    assert r.code == 0 and r.out == "YES\n"  # a move in the walker's own notation
+    rules = write("one.grl", 'game one "One"\nlayer tile: 0..9\naction clear(a: cell) "{a}":\n'
+                             '    require tile[a] != 0\n    tile[a] = 0\ngoal: empty(cells where tile != 0)\n'
+                             'level hdu1175:\n    * : tile = value\n')
+    questions = write("q.txt", "2 2\n1 0\n0 1\n1\n1 1 2 2\n0 0\n")
+    r = run("query", rules, questions)
+    assert r.code == 2 and r.out == ""
+    assert "error: no action of `one` takes (cell, cell), which the queries give" in r.err
