@@ -61,6 +61,35 @@ def grid_text(board: list[list[int]]) -> str:
     return "\n".join("".join(str(v) for v in row) for row in board) + "\n"
 
 
+# ---- Lianliankan ----------------------------------------------------------------------------------
+def lianliankan_deal(rows: int = 8, cols: int = 18, kinds: int = 36, seed=1, index: int = 0) -> list[list[int]]:
+    """A Shisen-Sho deal: `kinds` tile types, each rows*cols/kinds times, shuffled (deal `index` of series
+    `seed`)."""
+    rnd = random.Random(f"lianliankan-{seed}-{index}")
+    tiles = [t for t in range(1, kinds + 1) for _ in range(rows * cols // kinds)]
+    rnd.shuffle(tiles)
+    return [tiles[r * cols:(r + 1) * cols] for r in range(rows)]
+
+
+def hdu1175_case(n: int = 1000, m: int = 1000, queries: int = 50, seed=1) -> str:
+    """One HDU 1175 case: an n x m board, 98% empty (long free runs: the searches have work to do), four tile
+    types; half the queries ask about two cells of one type, half about random cells."""
+    rnd = random.Random(f"hdu1175-{seed}")
+    board = [[rnd.choice((1, 2, 3, 4)) if rnd.random() < 0.02 else 0 for _ in range(m)] for _ in range(n)]
+    by_type: dict[int, list] = {}
+    for r in range(n):
+        for c in range(m):
+            by_type.setdefault(board[r][c], []).append((r, c))
+    lines = [f"{n} {m}", *(" ".join(map(str, row)) for row in board), str(queries)]
+    for k in range(queries):
+        if k % 2 == 0:
+            a, b = rnd.sample(by_type[rnd.randint(1, 4)], 2)
+        else:
+            a, b = (rnd.randrange(n), rnd.randrange(m)), (rnd.randrange(n), rnd.randrange(m))
+        lines.append(f"{a[0] + 1} {a[1] + 1} {b[0] + 1} {b[1] + 1}")
+    return "\n".join(lines + ["0 0"]) + "\n"
+
+
 # ---- Bloxorz -----------------------------------------------------------------------------------
 
 SWITCHES = "ABCDEFGHIJKLMNOPQRS"

@@ -5,7 +5,7 @@ brute-force search over simple paths written here. Then both backends run it ins
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gridrules.compiled import runtime as rt
@@ -101,6 +101,8 @@ def boards(draw):
 
 @settings(max_examples=400, deadline=None)
 @given(boards())
+@example(([[False] * 5, [True, False, False, False, False], [True, True, True, False, False],
+           [True, True, False, False, False], [False] * 5], (0, 0), (3, 2), 2, False))  # (once took 2 turns)
 def test_path_agrees_with_brute_force(case):
     free, a, b, turns, outside = case
     rows, cols = len(free), len(free[0])

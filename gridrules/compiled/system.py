@@ -198,14 +198,11 @@ def _work(layers: int, rows: int, cols: int, globals_: int):
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
     while searching; 0 to list every legal move) and whether the move being made ran `safe`."""
     cells = rows * cols
-    bm = np.zeros((3, max(1, -(-cells // 64))), np.uint64)
-    for i in range(cells):
-        bit = np.uint64(1) << np.uint64(i & 63)
-        bm[0, i >> 6] |= bit
-        if i % cols != 0:
-            bm[1, i >> 6] |= bit
-        if i % cols != cols - 1:
-            bm[2, i >> 6] |= bit
+    words = max(1, -(-cells // 64))
+    col = np.arange(words * 64) % cols
+    inside = np.arange(words * 64) < cells
+    bits = np.stack([inside, inside & (col != 0), inside & (col != cols - 1)]).reshape(3, words, 64)
+    bm = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words).astype(np.uint64)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm, np.array([0, 0, 0, 1, 0], np.int64))
 

@@ -76,20 +76,18 @@ def find_path(a, b, free: Callable, turns: int, rows: int, cols: int, outside: b
         if t > best[state]:
             continue
         cell, d = state
+        if cell == b:  # popped, so reached with the fewest turns (reaching it when generated might not be)
+            cells = []
+            while state is not None:
+                cells.append(state[0])
+                state = parent[state]
+            return _corners(cells[::-1])
         for d2, (dr, dc) in enumerate(STEPS):
             if d is not None and d2 == d ^ 1:  # never straight back
                 continue
             t2 = t + (d is not None and d2 != d)
             nxt = (cell[0] + dr, cell[1] + dc)
-            if t2 > turns:
-                continue
-            if nxt == b:
-                cells = [b]
-                while state is not None:
-                    cells.append(state[0])
-                    state = parent[state]
-                return _corners(cells[::-1])
-            if not passable(*nxt) or best.get((nxt, d2), turns + 1) <= t2:
+            if t2 > turns or not (nxt == b or passable(*nxt)) or best.get((nxt, d2), turns + 1) <= t2:
                 continue
             best[(nxt, d2)] = t2
             parent[(nxt, d2)] = state

@@ -101,11 +101,10 @@ def move_instance(inst: Instance, c: Compiler, ai: int, args: tuple):
     them, or None when there is none (its `when` fails; an unordered action given a value twice). The
     arguments of an unordered action may come in any order."""
     action = inst.game.actions[ai]
-    if action.unordered:
-        order = {v: k for k, v in enumerate(parameter_values(action.proc.params[0][1], inst, c))}
+    if action.unordered:  # (values enumerate in their natural order: cells by row then column, ints upward)
         if len(set(args)) < len(args):
             return None
-        args = tuple(sorted(args, key=order.__getitem__))
+        args = tuple(sorted(args))
     f = Frame({}, action.proc.nlocals)
     f.loc[: len(args)] = args
     if not c.expr(action.when)(f):
