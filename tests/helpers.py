@@ -59,12 +59,9 @@ def replay(sys_, moves):
     """Apply moves from the initial state; returns (final state, total cost). Asserts each move is legal."""
     state, cost = sys_.initial(), 0
     for i, m in enumerate(moves):
-        for text, nxt, k in sys_.successors(state):
-            if text == m:
-                state, cost = nxt, cost + k
-                break
-        else:
-            raise AssertionError(f"move {i + 1} `{m}` is not legal; legal: {[t for t, _, _ in sys_.successors(state)]}")
+        step = sys_.step(state, m)
+        assert step is not None, f"move {i + 1} `{m}` is not legal; legal: {sys_.legal_moves(state)}"
+        state, cost = step[0], cost + step[1]
     return state, cost
 
 

@@ -818,12 +818,20 @@ class Lowering:
                  state=("D", "g")) -> str:
         o = Out()
         ctx = {"kind": kind, "abort": abort, "here_index": []}
+        self.lower(body, o, ctx, state)
+        if tail:
+            o(tail)
+        return self.define(name, proc_params + [*state], o)
+
+    def lower(self, body, o: Out, ctx, state):
+        """Statements reading the dynamic rows and slots `state` (a move's copy D, g, or its parent D0, g0)."""
         self.state = state
         self.block(body, o, ctx)
         self.state = ("D", "g")
-        if tail:
-            o(tail)
-        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + [*state, 'SL', 'SG', 'BM', 'ab'])}):\n"
+
+    def define(self, name: str, args: list[str], o: Out) -> str:
+        """A generated function: the header, then what the body needs bound, then the body."""
+        head = f"@njit(cache=True)\ndef {name}({', '.join(args + ['SL', 'SG', 'BM', 'ab'])}):\n"
         return head + "\n".join(self.prologue(o.lines) + o.lines) + "\n"
 
     def action(self, name: str, proc_params: list[str], body) -> str:
@@ -835,14 +843,11 @@ class Lowering:
             n += 1
         o = Out()
         ctx = {"kind": "action", "abort": "return False", "here_index": []}
-        self.state = ("D0", "g0")
-        self.block(body[:n], o, ctx)
-        self.state = ("D", "g")
+        self.lower(body[:n], o, ctx, ("D0", "g0"))
         o("rt.copy_state(D0, g0, D, g)")
-        self.block(body[n:], o, ctx)
+        self.lower(body[n:], o, ctx, ("D", "g"))
         o("return True")
-        head = f"@njit(cache=True)\ndef {name}({', '.join(proc_params + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])}):\n"
-        return head + "\n".join(self.prologue(o.lines) + o.lines) + "\n"
+        return self.define(name, proc_params + ["D0", "g0", "D", "g"], o)
 
     def dummy(self, ty) -> str:
         """A return of the right type, for a def that stops early (its caller checks `ab`)."""

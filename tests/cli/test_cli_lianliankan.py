@@ -89,6 +89,8 @@ def test_query_and_moves_mistakes_exit_2(run, write, walk):
         (["moves", "lianliankan", grid, "--after", "1,1-2,1"],
          "edge.txt: --after move 1 `1,1-2,1` is not legal there; the legal moves are: 1,1-1,4, 1,2-1,3, 2,1-2,4"),
         (["moves", "lianliankan", SAMPLE, "--case", "3"], f"--case 3: `{SAMPLE}` holds 2 levels"),
+        (["query", "lianliankan", two, "1,1-1,2", "--level-format", "hdu1175"],
+         f"`{two}` holds 2 levels; MOVEs need a file with one level"),
     ]
     for args, message in cases:
         r = run(*args)
