@@ -202,3 +202,60 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
     assert len({(inst.rows, inst.cols) for inst in insts}) == 2
     systems = [CompiledSystem(inst) for inst in insts]
     assert len({s.source for s in systems}) == 1 and len({id(s.mod) for s in systems}) == 1
+
+
+MATCHES = """# Matches: remove two tiles of one colour, or step a tile down onto its neighbour's value. (Checks of one cell
+# at an action's head, which the compiled backend reads once per cell: codegen.prefilter.)
+game matches "Matches"
+
+layer tile: 0..9
+
+def colour(t: 0..9):
+    require t != 7                  # a seven has no colour: no pair holds one
+    return t % 3
+
+action join(a: cell, b: cell) unordered "{a}-{b}" cost 12 / tile[a]:
+    require tile[a] != 0 and colour(tile[a]) == colour(tile[b]) and tile[b] != 0
+    require tile[a] + tile[b] != 9
+    tile[a] = 0
+    tile[b] = 0
+
+action step(a: cell, b: cell) "{a}>{b}" cost 5:
+    require tile[a] == tile[b] + 1 and adjacent(a, b)
+    tile[a] = tile[b]
+
+goal: empty(cells where tile != 0)
+
+level numbers:
+    * : tile = value
+"""
+
+
+@settings(max_examples=25)
+@given(st.lists(st.lists(st.integers(0, 9), min_size=3, max_size=3), min_size=2, max_size=3),
+       st.integers(0, 10**6))
+def test_prefiltered_actions_agree(rows, seed):
+    """Actions whose head checks one cell (`tile[a] != 0`) or equates one cell's value with another's are read
+    per cell natively; the moves, costs (read only for legal moves: `12 / tile[a]` would divide by zero on an
+    empty cell), rejections in a def (`colour(7)`) and searches agree with the reference."""
+    level = "\n".join(" ".join(map(str, r)) for r in rows) + "\n"
+    inst = instance_from_rules(MATCHES, level)
+    ref, nat = walk_and_compare(inst, seed, steps=12)
+    native_agrees(inst, nat, ref, ("bfs", "astar"))
+
+
+def test_prefiltered_checks_keep_their_laziness_and_faults():
+    """Head checks read per cell still run in the rule's order and only where the rule would run them: a check
+    behind `tile[a] != 0` is not evaluated for an empty a (no fault), and where the rule faults both backends do."""
+    from gridrules.errors import RuleRuntimeError
+
+    rules = MATCHES.replace("require tile[a] != 0 and", "require tile[a] != 0 and 12 / tile[b] > 0 and")
+    calm = instance_from_rules(rules, "0 0 0\n0 4 4\n")  # (every empty b comes after an empty a)
+    assert system(calm, "compiled").legal_moves(calm.initial) == system(calm).legal_moves(calm.initial) == ["2,2-2,3"]
+    faulty = instance_from_rules(rules, "4 0 4\n0 4 4\n")
+    messages = []
+    for backend in ("reference", "compiled"):
+        with pytest.raises(RuleRuntimeError) as err:
+            system(faulty, backend).successors(faulty.initial)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "division by zero" in messages[0]

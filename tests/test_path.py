@@ -1,6 +1,7 @@
 """The `path` built-in: is there a path from one cell to another through free cells with at most k turns,
 optionally through the ring outside the board. Three implementations are compared on random boards: the
-reference backend's 0-1 BFS over (cell, heading), the native breadth-first-by-segments (runtime.path), and a
+reference backend's 0-1 BFS over (cell, heading), the native breadth-first-by-segments (runtime.path) and its search-free
+two-turn form (runtime.path_eq, path_in), and a
 brute-force search over simple paths written here. Then both backends run it inside rule files."""
 from __future__ import annotations
 
@@ -61,8 +62,13 @@ def native(free, a, b, turns, outside):
         for c in range(cols):
             if free[r][c]:
                 rt.add(cells, r * cols + c)
-    grid = rt.ring_grid_set(cells, rows, cols, outside)
-    return bool(rt.path(grid, rows, cols, a[0] * cols + a[1], b[0] * cols + b[1], turns))
+    row = np.array([int(free[r][c]) for r in range(rows) for c in range(cols)], np.int64)
+    ia, ib = a[0] * cols + a[1], b[0] * cols + b[1]
+    by_search = bool(rt.path(rt.ring_grid_set(cells, rows, cols, outside), rows, cols, ia, ib, turns))
+    # (path_eq and path_in answer up to two turns without searching)
+    assert bool(rt.path_eq(row, 1, rows, cols, outside, ia, ib, turns)) == by_search
+    assert bool(rt.path_in(cells, rows, cols, outside, ia, ib, turns)) == by_search
+    return by_search
 
 
 def turns_of(corners) -> int:

@@ -326,3 +326,105 @@ def path(free, rows, cols, a, b, turns):
                     yr += dr
                     yc += dc
     return False
+
+
+# A pair query with at most two turns (the usual game rule) needs no search: with the straight free runs out
+# of a and out of b known, a path is a straight line, one corner where a run of a meets a run of b, or a
+# straight free middle leg between a cell of a's run and a cell of b's run in one row or column. Free cells are
+# read straight from a layer row (`layer == value`) or a set, with no ringed grid to build.
+_NO_CELLS, _NO_ROW = np.empty(0, np.uint64), np.empty(0, np.int64)  # (constants in native code: no allocation)
+
+
+@njit(inline="always", cache=True)
+def _free(row, value, cells, rows, cols, outside, r, c):
+    """Whether ringed-board cell (r, c) may be crossed (row[...] == value when cells is empty, else a member)."""
+    if r == 0 or c == 0 or r == rows + 1 or c == cols + 1:
+        return outside
+    i = (r - 1) * cols + c - 1
+    if cells.shape[0] == 0:
+        return row[i] == value
+    return (cells[i >> 6] >> np.uint64(i & 63)) & np.uint64(1) != 0
+
+
+@njit(cache=True)
+def _path_few(row, value, cells, rows, cols, outside, a, b, turns):
+    ar, ac, br, bc = a // cols + 1, a % cols + 1, b // cols + 1, b % cols + 1
+    h, w = rows + 2, cols + 2
+    # a's and b's runs: the farthest free cell up, down, left and right (their own row/column when none)
+    ua, da, la, ra = ar, ar, ac, ac
+    while ua > 0 and _free(row, value, cells, rows, cols, outside, ua - 1, ac):
+        ua -= 1
+    while da < h - 1 and _free(row, value, cells, rows, cols, outside, da + 1, ac):
+        da += 1
+    while la > 0 and _free(row, value, cells, rows, cols, outside, ar, la - 1):
+        la -= 1
+    while ra < w - 1 and _free(row, value, cells, rows, cols, outside, ar, ra + 1):
+        ra += 1
+    ub, db, lb, rb = br, br, bc, bc
+    while ub > 0 and _free(row, value, cells, rows, cols, outside, ub - 1, bc):
+        ub -= 1
+    while db < h - 1 and _free(row, value, cells, rows, cols, outside, db + 1, bc):
+        db += 1
+    while lb > 0 and _free(row, value, cells, rows, cols, outside, br, lb - 1):
+        lb -= 1
+    while rb < w - 1 and _free(row, value, cells, rows, cols, outside, br, rb + 1):
+        rb += 1
+    # no turn: b lies in one of a's runs or just past its end
+    if ar == br and la - 1 <= bc <= ra + 1 or ac == bc and ua - 1 <= br <= da + 1:
+        return True
+    if turns == 0:
+        return False
+    # one turn, at (ar, bc) or (br, ac)
+    if ac != bc and ar != br:
+        if la <= bc <= ra and ub <= ar <= db:
+            return True
+        if lb <= ac <= rb and ua <= br <= da:
+            return True
+    if turns == 1:
+        return False
+    # two turns: a middle leg along row r from (r, ac) to (r, bc), or along column c
+    if ac != bc:
+        lo, hi = min(ac, bc), max(ac, bc)
+        for r in range(max(ua, ub), min(da, db) + 1):
+            if r == ar or r == br:
+                continue
+            c = lo + 1
+            while c < hi and _free(row, value, cells, rows, cols, outside, r, c):
+                c += 1
+            if c == hi:
+                return True
+    if ar != br:
+        lo, hi = min(ar, br), max(ar, br)
+        for c in range(max(la, lb), min(ra, rb) + 1):
+            if c == ac or c == bc:
+                continue
+            r = lo + 1
+            while r < hi and _free(row, value, cells, rows, cols, outside, r, c):
+                r += 1
+            if r == hi:
+                return True
+    return False
+
+
+@njit(cache=True)
+def path_eq(row, value, rows, cols, outside, a, b, turns):
+    """path() through the cells whose layer value is `value`."""
+    if turns < 0:
+        return False
+    if a == b:
+        return True
+    if turns <= 2:
+        return _path_few(row, value, _NO_CELLS, rows, cols, outside, a, b, turns)
+    return path(ring_grid_eq(row, value, rows, cols, outside), rows, cols, a, b, turns)
+
+
+@njit(cache=True)
+def path_in(cells, rows, cols, outside, a, b, turns):
+    """path() through the cells of a set."""
+    if turns < 0:
+        return False
+    if a == b:
+        return True
+    if turns <= 2:
+        return _path_few(_NO_ROW, 0, cells, rows, cols, outside, a, b, turns)
+    return path(ring_grid_set(cells, rows, cols, outside), rows, cols, a, b, turns)

@@ -1,6 +1,7 @@
 """A game instance as a TransitionSystem run by generated native code (numba)."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -11,17 +12,23 @@ from pathlib import Path
 import numpy as np
 
 from . import cache_dir
+from .. import ir
 from .codegen import Unsupported, generate, header_values
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
 
+@functools.cache
 def _versions() -> str:
+    """What else a generated module's machine code depends on: numba's cache checks only the module's own file,
+    so a changed runtime.py (whose functions the module's code inlines) must give the module a new name."""
     import numba
 
     from .. import __version__
+    from . import runtime
 
-    return f"gridrules {__version__} numba {numba.__version__}"
+    digest = hashlib.sha256(Path(runtime.__file__).read_bytes()).hexdigest()[:12]
+    return f"gridrules {__version__} numba {numba.__version__} runtime {digest}"
 
 
 def _module_name(source: str) -> str:
@@ -100,6 +107,9 @@ class CompiledSystem:
                     marg[m, col] = int(part)
                     col += 1
         self.MARG = marg
+        for text, ai, args in moves:  # (expand reads cell arguments per cell without checking: codegen.prefilter)
+            for (_, dom), a in zip(inst.game.actions[ai].proc.params, args):
+                assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng)
         words = inst.layout.words

@@ -167,13 +167,13 @@ class ReferenceSystem:
                 x = v[name]
                 if isinstance(x, list):
                     v[name] = list(x)
-            f = Frame(v, nlocals)
-            f.loc[: len(args)] = args
-            k = cost(f)
             try:
                 proc(v, args)
             except Abort:
                 continue
+            f = Frame(base, nlocals)  # (a cost is read on the parent, and only for a legal move)
+            f.loc[: len(args)] = args
+            k = cost(f)
             nxt = self.inst.pack(v, span)
             if self.fails and self._any(self.fails, v):
                 continue
