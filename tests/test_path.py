@@ -64,7 +64,7 @@ def native(free, a, b, turns, outside):
                 rt.add(cells, r * cols + c)
     row = np.array([int(free[r][c]) for r in range(rows) for c in range(cols)], np.int64)
     ia, ib = a[0] * cols + a[1], b[0] * cols + b[1]
-    by_search = bool(rt.path(rt.ring_grid_set(cells, rows, cols, outside), rows, cols, ia, ib, turns))
+    by_search = bool(rt.path(rt.ring_grid(rt._NO_ROW, 0, cells, rows, cols, outside), rows, cols, ia, ib, turns))
     # (path_eq and path_in answer up to two turns without searching)
     assert bool(rt.path_eq(row, 1, rows, cols, outside, ia, ib, turns)) == by_search
     assert bool(rt.path_in(cells, rows, cols, outside, ia, ib, turns)) == by_search

@@ -1093,12 +1093,13 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     if moves is None:
         moves = action_instances(inst, rules)  # (text, action index, args), numbered as the reference does
     used = {ai for _, ai, _ in moves}  # actions whose `when` holds for no parameter value are not compiled
+    steps = {ai: prefilter(game.actions[ai], game) for ai in sorted(used)}  # (expand checks these, not the action)
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
-        steps = prefilter(action, game)  # (expand checks these, so the action need not)
-        parts.append(low.action(f"act_{ai}", low.params_code(action.proc), after_prefilter(action.proc.body, steps)))
-        for k, step in enumerate(steps):
+        parts.append(low.action(f"act_{ai}", low.params_code(action.proc),
+                                after_prefilter(action.proc.body, steps[ai])))
+        for k, step in enumerate(steps[ai]):
             sides = [("", step[2], True)] if step[0] == "test" else [("x", step[2], False), ("y", step[4], False)]
             for side, expr, test in sides:
                 parts.append(low.probe(f"pre_{ai}_{k}{side}", low.params_code(action.proc), expr, test))
@@ -1109,7 +1110,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         parts.append(low.function(f"h_{hi}", [], h.proc.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
     parts.append(_any_function(low, "_dead", game.fails))
-    parts.append(_dispatch(low, game, moves))
+    parts.append(_dispatch(low, game, steps))
     return "\n".join(parts) + "\n", low, moves
 
 
@@ -1154,14 +1155,13 @@ def _prefilter_code(ai: int, steps, cols: dict[int, int], args: list[str], o: Ou
             o("    continue")
 
 
-def _dispatch(low: Lowering, game: ir.Game, moves) -> str:
+def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     """expand / goal / heuristic over packed states: the entry points the system and native searches use, with
     the fixed signatures of loops.py. Each works on scratch rows its caller owns (system._work: D0, g0: the
     decoded parent; D, g: one move's copy)."""
     o = Out()
     o("_decode(s, D0, g0, SG)")
-    used = {ai for _, ai, _ in moves}
-    steps = {ai: prefilter(game.actions[ai], game) for ai in sorted(used)}
+    used = steps.keys()  # (the actions the level's moves use, with their prefilter steps)
     for ai, todo in steps.items():  # each prefilter step's memo over the cells: 0 not read yet, 1 holds, 2 fails
         for k, step in enumerate(todo):
             for side in ("",) if step[0] == "test" else ("x", "y"):

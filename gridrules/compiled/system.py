@@ -79,6 +79,7 @@ class CompiledSystem:
         from ..reference.system import interpreter, min_move_cost
 
         self.inst = inst
+        given = moves
         rules = interpreter(inst)  # numbers the moves (as the reference does) and evaluates constant costs
         try:
             source, low, moves = generate(inst, heuristic, rules, moves)
@@ -107,7 +108,9 @@ class CompiledSystem:
                     marg[m, col] = int(part)
                     col += 1
         self.MARG = marg
-        for text, ai, args in moves:  # (expand reads cell arguments per cell without checking: codegen.prefilter)
+        # expand reads cell arguments per cell without checking (codegen.prefilter): every cell a level's own
+        # moves name lies on its board; a list given from outside is checked
+        for text, ai, args in given or ():
             for (_, dom), a in zip(inst.game.actions[ai].proc.params, args):
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
