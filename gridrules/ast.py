@@ -211,6 +211,15 @@ class Safe(Node):
 
 
 @dataclass(frozen=True)
+class Emit(Node):
+    """`emit P(cell)` or `emit P(cell, dir)`: send particles of kind P flying (see ParticleDecl)."""
+
+    particle: str
+    args: tuple[Expr, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class If(Node):
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
     orelse: tuple["Stmt", ...]
@@ -232,7 +241,7 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | If | For | While
+Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Emit | If | For | While
 
 
 # ---- declarations ------------------------------------------------------------------------------
@@ -297,6 +306,22 @@ class BodyDecl(Node):
     name: str
     poses: tuple[Pose, ...]
     rolls: tuple[Roll, ...]
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ParticleProp(Node):
+    """One line of a particle declaration: `timing: half`, `stop: drop != 0`, `hit: splash`, `leave: lost`."""
+
+    key: str
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class ParticleDecl(Node):
+    name: str
+    props: tuple[ParticleProp, ...]
     span: Span | None = SPAN
 
 
@@ -378,7 +403,7 @@ class LevelDecl(Node):
     span: Span | None = SPAN
 
 
-Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | DefDecl | ActionDecl | InitDecl
+Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | ParticleDecl | DefDecl | ActionDecl | InitDecl
         | GoalDecl | FailDecl | LimitDecl | HeuristicDecl | LevelDecl)
 
 

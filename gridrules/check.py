@@ -65,6 +65,7 @@ class Checker:
         self.globals: dict[str, A.GlobalDecl | A.BodyDecl] = {}
         self.bodies: dict[str, A.BodyDecl] = {}
         self.defs: dict[str, A.DefDecl] = {}
+        self.particles: dict[str, A.ParticleDecl] = {}  # in declaration order: Emit refers to them by index
         self.def_ir: dict[str, ir.Procedure] = {}
         self.def_state: dict[str, str] = {}  # name -> "checking" | "done"
         self.used: set[str] = set()
@@ -161,6 +162,8 @@ class Checker:
                         self.error(f"pose `{p.name}` is defined twice", self.at_word(p, p.name))
                     elif claim(p.name, p, "pose"):
                         self.enum_value[p.name] = (ename, i)
+            elif isinstance(d, A.ParticleDecl) and claim(d.name, d, "particle", "particle"):
+                self.particles[d.name] = d
             elif isinstance(d, A.DefDecl) and claim(d.name, d, "def"):
                 self.defs[d.name] = d
             elif isinstance(d, A.ActionDecl):
@@ -583,6 +586,8 @@ class Checker:
                 self.error("`safe` marks a move, so it belongs in an action", s,
                            "an action may also call a def that decides, e.g. `if lone(a): safe`")
             return [ir.Safe(s.span)]
+        if isinstance(s, A.Emit):
+            return self._emit(s, sc)
         if isinstance(s, A.Let):
             v = self.expr(s.value, sc)
             if v.ty == VOID:
@@ -647,6 +652,89 @@ class Checker:
             sc.names.pop()
             return [ir.For(slot, it, body, s.span)]
         raise AssertionError(s)
+
+    def _emit(self, s: A.Emit, sc: Scope) -> list[ir.Stmt]:
+        if s.particle not in self.particles:
+            self.error(f"unknown particle `{s.particle}`", self.at_word(s, s.particle),
+                       did_you_mean(s.particle, self.particles) or "declare it with `particle NAME:`")
+            return []
+        if sc.kind in ("heuristic", "pred", "legend"):
+            where = {"heuristic": "a heuristic", "pred": "a condition", "legend": "a legend"}[sc.kind]
+            self.error(f"`emit` changes the state, so it cannot be used in {where}", s)
+        sc.writes = True
+        if len(s.args) not in (1, 2):
+            self.error(f"`emit {s.particle}(...)` takes a cell and optionally a direction, got {len(s.args)} "
+                       "arguments", s)
+            return []
+        cell = self.expr(s.args[0], sc)
+        self._want(cell, (CELL,), "the cell particles leave from", s.args[0])
+        d = None
+        if len(s.args) == 2:
+            d = self.expr(s.args[1], sc)
+            self._want(d, (DIR,), "a particle's direction", s.args[1])
+        return [ir.Emit(list(self.particles).index(s.particle), cell, d, s.span)]
+
+    def _particle(self, p: A.ParticleDecl) -> ir.ParticleInfo:
+        props: dict[str, A.ParticleProp] = {}
+        keys = ("timing", "stop", "hit", "leave")
+        for prop in p.props:
+            if prop.key not in keys:
+                self.error(f"unknown property `{prop.key}` of particle `{p.name}`", self.at_word(prop, prop.key),
+                           did_you_mean(prop.key, keys) or "a particle has timing, stop, hit and leave")
+            elif prop.key in props:
+                self.error(f"`{prop.key}` is given twice for particle `{p.name}`", self.at_word(prop, prop.key))
+            else:
+                props[prop.key] = prop
+        for key in ("stop", "hit"):
+            if key not in props:
+                example = {"stop": "`stop: drop != 0` (where a particle stops)",
+                           "hit": "`hit: splash`, naming a def splash(c: cell, k: int)"}[key]
+                self.error(f"particle `{p.name}` has no `{key}`", self.at_word(p, p.name), f"add {example}")
+        timing = "half"
+        if "timing" in props:
+            timing = self._timing(props["timing"].value)
+        stop = ir.Const(BOOL, False)
+        if "stop" in props:
+            stop = self._pred(props["stop"].value, Scope("pred"), BOOL, "stop condition")
+        hit = self._handler(p, props.get("hit"), (CELL, INT), "hit(c: cell, k: int)")
+        leave = self._handler(p, props.get("leave"), (CELL, DIR), "leave(c: cell, d: dir)")
+        return ir.ParticleInfo(p.name, timing, stop, hit or "", leave, p.span)
+
+    def _timing(self, e: A.Node) -> "str | ir.Expr":
+        if isinstance(e, A.Name) and e.id in ir.TIMINGS and e.id not in self.enum_value and e.id not in self.params:
+            return e.id
+        x = self.expr(e, Scope("const"))
+        if x.ty == ERR:
+            return "half"
+        names = self.enums.get(x.ty.name, ()) if x.ty.kind == "enum" else ()
+        if not names or any(n not in ir.TIMINGS for n in names):
+            self.error("a particle's timing must be `half` or `unit`, or a parameter of an enum of them", e,
+                       "for example: `enum model = half, unit` and `param timing: model = half`")
+            return "half"
+        return x
+
+    def _handler(self, p: A.ParticleDecl, prop: A.ParticleProp | None, want: tuple, shape: str) -> str | None:
+        if prop is None:
+            return None
+        e = prop.value
+        if not isinstance(e, A.Name) or e.id not in self.defs:
+            self.error(f"`{prop.key}` names the def a particle runs, such as `{shape}`", e,
+                       did_you_mean(e.id, self.defs) if isinstance(e, A.Name) else None)
+            return None
+        self.used.add(e.id)
+        proc = self._check_def(self.defs[e.id], e)
+        if proc is None:
+            return None
+        if tuple(dom.ty for _, dom in proc.params) != want:
+            got = ", ".join(f"{n}: {dom.ty}" for n, dom in proc.params)
+            self.error(f"`{e.id}` must take ({', '.join(map(str, want))}) to be a particle's `{prop.key}`, not "
+                       f"({got})", e, f"declare it as `def {shape.replace(prop.key, e.id)}:`")
+        elif proc.can_reject:
+            self.error(f"`{e.id}` can reject a move (it has a `require`), so it cannot run inside a chain "
+                       "reaction", e, "check the move before it emits particles")
+        elif proc.returns != VOID:
+            self.error(f"`{e.id}` returns a value, which a particle's `{prop.key}` would drop", e)
+        return e.id
 
     def _iterable(self, e, sc):
         if isinstance(e, A.Name) and e.id in self.enums and "." not in e.id:
@@ -868,6 +956,7 @@ class Checker:
             globals_.append(ir.GlobalInfo(name, dims, self.domains[name], default, g.static, g.span))
         for d in self.defs.values():
             self._check_def(d)
+        particles = [self._particle(p) for p in self.particles.values()]
         actions, heuristics, goals, fails, formats = [], [], [], [], []
         init = None
         limit = None
@@ -934,7 +1023,7 @@ class Checker:
         return ir.Game(
             name=game.name, title=game.title, path=self.path, params=tuple(params),
             enums=tuple((k, v) for k, v in self.enums.items()), layers=tuple(layers), globals=tuple(globals_),
-            bodies=tuple(bodies), defs=tuple(self.def_ir[n] for n in self.defs), actions=tuple(actions),
+            bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs), actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
             formats=tuple(formats), predicates_nlocals=pred_slots)
 

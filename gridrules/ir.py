@@ -267,6 +267,18 @@ class Eval(Stmt):
 
 
 @dataclass(frozen=True)
+class Emit(Stmt):
+    """Particles of one kind leave a cell: one per direction, or one in `dir`. Outside a chain the statement
+    runs the whole chain reaction before the next one; inside a chain (in a `hit` or `leave` def) they join
+    it and start moving at the next step."""
+
+    particle: int  # index into Game.particles
+    cell: Expr
+    dir: Expr | None
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class If(Stmt):
     branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
     orelse: tuple[Stmt, ...]
@@ -323,6 +335,22 @@ class BodyInfo:
     poses: tuple[str, ...]
     cells: tuple[tuple[tuple[int, int], ...], ...]  # per pose
     rolls: tuple[tuple[tuple[int, tuple[int, int]], ...], ...]  # [pose][dir] -> (new pose, anchor shift)
+    span: Span | None = SPAN
+
+
+TIMINGS = ("half", "unit")
+
+
+@dataclass(frozen=True)
+class ParticleInfo:
+    """A kind of particle: how fast it flies, where it stops, and the defs run when some stop at a cell in one
+    step (`hit(cell, count)`) or one leaves the board (`leave(last cell on the board, dir)`)."""
+
+    name: str
+    timing: "str | Expr"  # "half" | "unit", or a parameter expression whose enum value is named one of them
+    stop: Expr  # a cell condition, read at the cell a particle enters (Here())
+    hit: str
+    leave: str | None
     span: Span | None = SPAN
 
 
@@ -403,6 +431,7 @@ class Game:
     layers: tuple[LayerInfo, ...]
     globals: tuple[GlobalInfo, ...]
     bodies: tuple[BodyInfo, ...]
+    particles: tuple[ParticleInfo, ...]
     defs: tuple[Procedure, ...]
     actions: tuple[ActionInfo, ...]
     init: Procedure | None

@@ -44,8 +44,26 @@ def _contains(node, found) -> bool:
 
 def _writes(node, game: ir.Game) -> bool:
     """Whether an IR statement or expression may change the state: a store, or a call of a def that stores."""
-    return _contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray))
+    return _contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray, ir.Emit))
                      or isinstance(x, ir.CallDef) and game.proc(x.name).writes_state)
+
+
+def queue_room(cells: int) -> int:
+    """How many particles one def may emit at once (the queue in `ab`): four from every cell, and some."""
+    return min(4 * cells + 60, 1 << 16)
+
+
+def emitters(game: ir.Game) -> set[str]:
+    """The defs that emit particles, themselves or through defs they call. Each gets a second version for use
+    inside a chain reaction (`chain_def_NAME`), where `emit` queues the particles for the running chain instead
+    of starting one: numba cannot compile the chain calling a def that calls the chain."""
+    found: set[str] = set()
+    while True:
+        more = {d.name for d in game.defs if d.name not in found and _contains(
+            d.body, lambda x: isinstance(x, ir.Emit) or isinstance(x, ir.CallDef) and x.name in found)}
+        if not more:
+            return found
+        found |= more
 
 
 def _conjuncts(e) -> list:
@@ -167,6 +185,7 @@ class Lowering:
             sizes[arr] += width * count
         self.ng, self.nsg = max(1, sizes["g"]), max(1, sizes["SG"])
         self.bodies = {b.name: i for i, b in enumerate(self.game.bodies)}
+        self.emitters = emitters(self.game)
         self.state = ("D", "g")  # the dynamic rows and slots code reads: a move's copy, or its parent (D0, g0)
 
     # ---- helpers
@@ -488,7 +507,7 @@ class Lowering:
         for a in e.args:
             v = self.ex(a, o, ctx)
             args.extend(v if isinstance(v, tuple) else (v,))
-        call = f"def_{e.name}({', '.join(args + [*self.state, 'SL', 'SG', 'BM', 'ab'])})"
+        call = f"{self.def_name(e.name, ctx)}({', '.join(args + [*self.state, 'SL', 'SG', 'BM', 'ab'])})"
         if proc.returns == ir.VOID:
             o(call)
             v = "0"
@@ -501,6 +520,9 @@ class Lowering:
             o(ctx["abort"])
             o.dedent()
         return v
+
+    def def_name(self, name: str, ctx) -> str:
+        return ("chain_def_" if ctx.get("chain") and name in self.emitters else "def_") + name
 
     def _call_value(self, call, ty, o):
         if ty == ir.CELL or ty == ir.RANGE:
@@ -792,6 +814,27 @@ class Lowering:
         v = self.ex(s.value, o, ctx)
         o("return " + (", ".join(v) if isinstance(v, tuple) else str(v)))
 
+    def s_Emit(self, s, o, ctx):
+        """Queue the particles in `ab` (its length at ab[5], then kind, cell, direction each); outside a chain,
+        run the chain on them (`_chain`, see `chain_code`)."""
+        i = self.cell_index(o, self.ex(s.cell, o, ctx), "emitting particles", s.span)
+        dirs = [self._snap(self.ex(s.dir, o, ctx), o)] if s.dir is not None else ["0", "1", "2", "3"]
+        if not ctx.get("chain"):
+            o("ab[5] = 0")
+        o(f"if ab[5] + {len(dirs)} > (ab.shape[0] - 6) // 3:")
+        o.indent()
+        room = queue_room(self.inst.rows * self.inst.cols)
+        o(self.fault(f"a def emitted more than {room:,} particles at once", s.span))
+        o.dedent()
+        for d in dirs:
+            q = self.t("q")
+            o(f"{q} = 6 + 3 * ab[5]")
+            o(f"ab[{q}], ab[{q} + 1], ab[{q} + 2] = {s.particle}, {i}, {d}")
+            o("ab[5] += 1")
+        if not ctx.get("chain"):
+            o(f"_chain({', '.join(self.state)}, SL, SG, BM, ab)")
+        self.forget_masks(o)
+
     def s_Safe(self, s, o, ctx):
         o("ab[4] = 1")
 
@@ -870,9 +913,9 @@ class Lowering:
         return out
 
     def function(self, name: str, proc_params: list[str], body, kind: str, abort: str, tail: str | None,
-                 state=("D", "g")) -> str:
+                 state=("D", "g"), chain=False) -> str:
         o = Out()
-        ctx = {"kind": kind, "abort": abort, "here_index": []}
+        ctx = {"kind": kind, "abort": abort, "here_index": [], "chain": chain}
         self.lower(body, o, ctx, state)
         if tail:
             o(tail)
@@ -1087,6 +1130,11 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     for d in game.defs:
         tail = low.dummy(d.returns)
         parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
+        if d.name in low.emitters:
+            parts.append(low.function(f"chain_def_{d.name}", low.params_code(d), d.body, "def", tail, tail,
+                                      chain=True))
+    if game.particles:
+        parts.append(chain_code(low, rules))
     # actions: one function per action; the move list enumerates parameter values whose `when` holds
     from ..reference.system import action_instances
 
@@ -1112,6 +1160,112 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     parts.append(_any_function(low, "_dead", game.fails))
     parts.append(_dispatch(low, game, steps))
     return "\n".join(parts) + "\n", low, moves
+
+
+def chain_code(low: Lowering, rules) -> str:
+    """_chain: the chain reaction of the particles queued in `ab`, run to its end, as the reference backend's
+    Compiler.chain says (its docstring is the specification). In flight: rows of P (kind, cell, direction,
+    the step it next enters a cell); stops are counted per (cell, kind) in HK, the keys touched listed in T."""
+    game = low.game
+    nk = len(game.particles)
+    from ..reference.evaluator import MAX_FLIGHT, particle_timing
+
+    # steps between the cells a particle enters: 2 under `half` timing (it crosses a cell's centre between
+    # two edges), 1 under `unit`
+    gaps = [2 if particle_timing(rules, p) == "half" else 1 for p in game.particles]
+    leaves = any(p.leave for p in game.particles)
+    parts = [f"GAP = np.array({gaps}, np.int64)"]
+    for k, p in enumerate(game.particles):  # each kind's stop condition at cell i
+        o = Out()
+        ctx = {"kind": "pred", "abort": "return False", "here_index": ["i"]}
+        o(f"return {low.ex(p.stop, o, ctx)}")
+        parts.append(low.define(f"stop_{k}", ["i", "D", "g"], o))
+    o = Out()
+    o("P = np.empty((16, 4), np.int64)")
+    o("P, n = rt.take_emitted(ab, P, 0, 1)")
+    o(f"HK = np.zeros(N * {nk}, np.int64)")
+    o(f"T = np.empty(N * {nk}, np.int64)")
+    if leaves:
+        o("G = np.empty((16, 3), np.int64)")
+    o("moves = 0")
+    o("while n > 0:")
+    o.indent()
+    o("step = P[0, 3]")
+    o("for j in range(1, n):")
+    o("    step = min(step, P[j, 3])")
+    o("m = 0")
+    o("nt = 0")
+    o("ng = 0")
+    o("for j in range(n):")
+    o.indent()
+    o("k, i, d, due = P[j, 0], P[j, 1], P[j, 2], P[j, 3]")
+    o("if due != step:")
+    o("    P[m, 0], P[m, 1], P[m, 2], P[m, 3] = k, i, d, due")
+    o("    m += 1")
+    o("    continue")
+    o("moves += 1")
+    o(f"if moves > {MAX_FLIGHT}:")
+    o.indent()
+    o(low.fault(f"this chain reaction moved particles {MAX_FLIGHT:,} times; does it ever end?", None))
+    o.dedent()
+    o("r, c = i // COLS + DR[d], i % COLS + DC[d]")
+    o("if not (0 <= r < ROWS and 0 <= c < COLS):")
+    o.indent()
+    if leaves:
+        o("if ng == G.shape[0]:")
+        o("    G = rt.grown(G)")
+        o("G[ng, 0], G[ng, 1], G[ng, 2] = k, i, d")
+        o("ng += 1")
+    o("continue")
+    o.dedent()
+    o("to = r * COLS + c")
+    for k in range(nk):
+        o(f"{'if' if k == 0 else 'elif'} k == {k}:")
+        o(f"    stop = stop_{k}(to, D, g, SL, SG, BM, ab)")
+    o("else:")
+    o("    stop = False")
+    o("if stop:")
+    o.indent()
+    o(f"key = to * {nk} + k")
+    o("if HK[key] == 0:")
+    o("    T[nt] = key")
+    o("    nt += 1")
+    o("HK[key] += 1")
+    o.dedent()
+    o("else:")
+    o.indent()
+    o("P[m, 0], P[m, 1], P[m, 2], P[m, 3] = k, to, d, step + GAP[k]")
+    o("m += 1")
+    o.dedent()
+    o.dedent()
+    o("n = m")
+    ctx = {"chain": True}
+    if leaves:
+        o("for j in range(ng):")
+        o.indent()
+        o("k, i, d = G[j, 0], G[j, 1], G[j, 2]")
+        for k, p in enumerate(game.particles):
+            if p.leave:
+                o(f"if k == {k}:")
+                o(f"    {low.def_name(p.leave, ctx)}(i // COLS, i % COLS, d, D, g, SL, SG, BM, ab)")
+        o("P, n = rt.take_emitted(ab, P, n, step + 1)")
+        o.dedent()
+    o("if nt > 1:")
+    o("    T[:nt].sort()")
+    o("for j in range(nt):")
+    o.indent()
+    o("key = T[j]")
+    o("count = HK[key]")
+    o("HK[key] = 0")
+    o(f"i, k = key // {nk}, key % {nk}")
+    for k, p in enumerate(game.particles):
+        o(f"{'if' if k == 0 else 'elif'} k == {k}:")
+        o(f"    {low.def_name(p.hit, ctx)}(i // COLS, i % COLS, count, D, g, SL, SG, BM, ab)")
+    o("P, n = rt.take_emitted(ab, P, n, step + 1)")
+    o.dedent()
+    o.dedent()
+    parts.append(low.define("_chain", ["D", "g"], o))
+    return "\n\n".join(parts)
 
 
 def _any_function(low: Lowering, name: str, exprs) -> str:

@@ -45,6 +45,34 @@ def copy_state(D0, g0, D, g):
 
 
 @njit(cache=True)
+def take_emitted(ab, P, n, start):
+    """Move the particles queued in `ab` (count at ab[5], then kind, cell, direction each) into rows n.. of P,
+    each to enter its first cell at step `start`; P grows when full. Returns P and its new row count."""
+    q = ab[5]
+    if n + q > P.shape[0]:
+        bigger = np.empty((max(2 * P.shape[0], n + q), P.shape[1]), np.int64)
+        for j in range(n):
+            for x in range(P.shape[1]):
+                bigger[j, x] = P[j, x]
+        P = bigger
+    for j in range(q):
+        P[n, 0], P[n, 1], P[n, 2], P[n, 3] = ab[6 + 3 * j], ab[7 + 3 * j], ab[8 + 3 * j], start
+        n += 1
+    ab[5] = 0
+    return P, n
+
+
+@njit(cache=True)
+def grown(rows):
+    """The same rows in an array twice as long."""
+    bigger = np.empty((2 * rows.shape[0], rows.shape[1]), np.int64)
+    for j in range(rows.shape[0]):
+        for x in range(rows.shape[1]):
+            bigger[j, x] = rows[j, x]
+    return bigger
+
+
+@njit(cache=True)
 def clear(words):
     for w in range(words.shape[0]):
         words[w] = uint64(0)

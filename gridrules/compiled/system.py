@@ -13,7 +13,7 @@ import numpy as np
 
 from . import cache_dir
 from .. import ir
-from .codegen import Unsupported, generate, header_values
+from .codegen import Unsupported, generate, header_values, queue_room
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
@@ -114,7 +114,7 @@ class CompiledSystem:
             for (_, dom), a in zip(inst.game.actions[ai].proc.params, args):
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
-        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng)
+        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, bool(inst.game.particles))
         words = inst.layout.words
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
@@ -205,11 +205,13 @@ class CompiledSystem:
         return None if step is None else step[0]
 
 
-def _work(layers: int, rows: int, cols: int, globals_: int):
+def _work(layers: int, rows: int, cols: int, globals_: int, particles: bool = False):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
-    while searching; 0 to list every legal move) and whether the move being made ran `safe`."""
+    while searching; 0 to list every legal move) and whether the move being made ran `safe`; with particles,
+    then the queue of particles emitted and not yet flying (its length, then kind, cell, direction each; room
+    for four from every cell)."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -217,7 +219,8 @@ def _work(layers: int, rows: int, cols: int, globals_: int):
     bits = np.stack([inside, inside & (col != 0), inside & (col != cols - 1)]).reshape(3, words, 64)
     bm = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words).astype(np.uint64)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
-            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm, np.array([0, 0, 0, 1, 0], np.int64))
+            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
+            np.array([0, 0, 0, 1, 0] + [0] * ((1 + 3 * queue_room(cells)) if particles else 0), np.int64))
 
 
 def _slots(kind, x):

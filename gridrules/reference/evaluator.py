@@ -14,7 +14,9 @@ from .. import ir
 from ..errors import RuleRuntimeError
 
 MAX_LOOP = 1_000_000
+MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
+CHAIN = ("chain",)  # while a chain reaction runs: the particles its handlers emit, to start at the next step
 
 
 class Abort(Exception):
@@ -39,6 +41,13 @@ class Frame:
         self.loc = [None] * nlocals
         self.here = here
         self.value = value
+
+
+def particle_timing(c: "Compiler", p: ir.ParticleInfo) -> str:
+    """A particle kind's timing model for this instance: `half` or `unit` (a parameter may choose it)."""
+    if isinstance(p.timing, str):
+        return p.timing
+    return c.game.enum_values(p.timing.ty.name)[c.expr(p.timing)(Frame({}, 0))]
 
 
 def iter_bits(mask: int):
@@ -151,6 +160,8 @@ class Compiler:
         self.strides = {}
         self.bodies = {b.name: b for b in game.bodies}
         self.paths: list | None = None  # when a list, every path `path(...)` finds is appended (for showing moves)
+        self.trace: list | None = None  # when a list, every step of every chain reaction is appended (`show --trace`)
+        self._kinds = None  # particle kinds, compiled on first use (their timing may read parameters)
 
     def set_strides(self, name: str, dims: tuple[int, ...]):
         strides = []
@@ -594,6 +605,78 @@ class Compiler:
 
     def s_Eval(self, s):
         return self.expr(s.call)
+
+    def s_Emit(self, s):
+        cell, d, kind, span = self.expr(s.cell), s.dir and self.expr(s.dir), s.particle, s.span
+        index, at = self._cell_index(cell, "emitting particles", span), self.board.cell
+
+        def emit(f):
+            c = at(index(f))
+            new = [(kind, c, x) for x in ((d(f),) if d else range(4))]
+            pending = f.v.get(CHAIN)
+            if pending is not None:  # inside a chain reaction: join it
+                pending.extend(new)
+            else:
+                self.chain(f, new, span)
+
+        return emit
+
+    def kinds(self):
+        """Per particle kind: (steps between the cells it enters, its stop condition at a cell, hit, leave)."""
+        if self._kinds is None:
+            self._kinds = [(2 if particle_timing(self, p) == "half" else 1, self._at_each(self.expr(p.stop)),
+                            p.hit, p.leave) for p in self.game.particles]
+        return self._kinds
+
+    def chain(self, f, new, span):
+        """Run a chain reaction to its end. Each step, every particle due to move enters its next cell: off the
+        board it is gone (its `leave` runs); where its kind's `stop` holds, read on the state as it was when the
+        step began, it stops; else it flies on. Then `leave` runs for the particles gone, in the order they were
+        emitted, and `hit(cell, count)` once per cell and kind where some stopped, cells in reading order and
+        kinds in declaration order. Particles emitted during step t start at step t + 1: under `half` timing a
+        particle enters its next cell every second step (the first at once), under `unit` every step."""
+        kinds, board, cols, v = self.kinds(), self.board, self.board.cols, f.v
+        flying: list[list] = []  # [kind, cell, dir, step it next enters a cell]
+        step = moves = 0
+        v[CHAIN] = new
+        try:
+            while True:
+                flying += [[k, c, d, step + 1] for k, c, d in v[CHAIN]]
+                v[CHAIN] = []
+                if not flying:
+                    return
+                step = min(p[3] for p in flying)
+                gone, stops, still = [], {}, []
+                for p in flying:
+                    if p[3] != step:
+                        still.append(p)
+                        continue
+                    moves += 1
+                    if moves > MAX_FLIGHT:
+                        raise RuleRuntimeError(f"this chain reaction moved particles {MAX_FLIGHT:,} times; does it "
+                                               "ever end?", span)
+                    k, (r, c), d = p[0], p[1], p[2]
+                    dr, dc = STEPS[d]
+                    to = (r + dr, c + dc)
+                    if not board.on(to):
+                        gone.append(p)
+                    elif kinds[k][1](f, to[0] * cols + to[1]):
+                        key = (to[0] * cols + to[1], k)
+                        stops[key] = stops.get(key, 0) + 1
+                    else:
+                        p[1], p[3] = to, step + kinds[k][0]
+                        still.append(p)
+                flying = still
+                if self.trace is not None:
+                    self.trace.append((step, [(p[0], p[1], p[2]) for p in flying],
+                                       [board.cell(i) for i, _ in sorted(stops)]))
+                for k, c, d, _ in gone:
+                    if kinds[k][3]:
+                        self.defs[kinds[k][3]](f, [c, d])
+                for i, k in sorted(stops):
+                    self.defs[kinds[k][2]](f, [board.cell(i), stops[i, k]])
+        finally:
+            del v[CHAIN]
 
     def s_Safe(self, s):
         def safe(f):

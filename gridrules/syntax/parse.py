@@ -34,7 +34,7 @@ class _Blocks(Indenter):
 
 
 # Words of statements and expressions; they cannot name anything.
-RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe "
+RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe emit "
                      "cost when static admissible".split())
 
 
@@ -73,8 +73,8 @@ _TERMINALS = {
     "MULOP": "'*', '/' or '%'", "AUGOP": "'+=' or '-='", "STAR": "'*'", "MINUS": "'-'",
 }
 
-_KEYWORD_DECLS = ("game", "param", "enum", "layer", "global", "body", "def", "action", "init", "goal",
-                  "fail", "heuristic", "level", "limit")
+_KEYWORD_DECLS = ("game", "param", "enum", "layer", "global", "body", "particle", "def", "action", "init",
+                  "goal", "fail", "heuristic", "level", "limit")
 
 
 @functools.lru_cache(maxsize=None)
@@ -238,6 +238,14 @@ class _Build(Transformer):
         return int(items[0])
 
     @v_args(meta=True)
+    def particle(self, meta, items):
+        return A.ParticleDecl(str(items[0]), tuple(items[1:]), self._s(meta))
+
+    @v_args(meta=True)
+    def particle_item(self, meta, items):
+        return A.ParticleProp(str(items[0]), items[1], self._s(meta))
+
+    @v_args(meta=True)
     def def_(self, meta, items):
         params = items[1] if len(items) == 3 else ()
         return A.DefDecl(str(items[0]), params, items[-1], self._s(meta))
@@ -361,6 +369,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def safe_(self, meta, items):
         return A.Safe(self._s(meta))
+
+    @v_args(meta=True)
+    def emit(self, meta, items):
+        return A.Emit(str(items[0]), items[1], self._s(meta))
 
     @v_args(meta=True)
     def if_stmt(self, meta, items):
