@@ -4,6 +4,8 @@ Never copy seed code into the project: this module reads the seed documents, cut
 surrounding prose, strips the listing's line-number prefixes and non-breaking spaces, writes the source under
 bench/.build/ (gitignored) and compiles it there, once per distinct source and flags.
 
+    seed 000 (Drops): the Pascal listing (iterative deepening, clicking only 3s and 4s; reads `drop.in`,
+        writes `drop.out` in the current directory).
     seed 001 (Flood-It, HDU 4127): the first of its two listings, the C one (IDA*; reads HDU input on stdin).
         Its board limit `#define MAXN 8` may be raised at build time (text substitution) for larger boards.
     seed 002 (Bloxorz): the Pascal listing (BFS; reads `bloxorz.in`, writes `bloxorz.out` in the current
@@ -67,13 +69,23 @@ def extract_c_floodit() -> str:
 
 
 def extract_pascal_bloxorz() -> str:
-    """Seed 002's Pascal listing: the run of lines numbered 1, 2, 3, ... with the numbers stripped."""
-    lines = seed_file(2).read_text(encoding="utf-8").splitlines()
+    """Seed 002's Pascal listing."""
+    return _numbered_listing(2)
+
+
+def extract_pascal_drops() -> str:
+    """Seed 000's Pascal listing."""
+    return _numbered_listing(0)
+
+
+def _numbered_listing(seed: int) -> str:
+    """A seed's Pascal listing: the run of lines numbered 1, 2, 3, ... with the numbers stripped."""
+    lines = seed_file(seed).read_text(encoding="utf-8").splitlines()
     for i in range(len(lines) - 1):
         if re.match(r"\s*1\s", _clean(lines[i])) and re.match(r"\s*2(\s|$)", _clean(lines[i + 1])):
             break
     else:
-        raise SeedError("seed 002: no numbered listing (lines `1 ...`, `2 ...`) was found")
+        raise SeedError(f"seed {seed:03d}: no numbered listing (lines `1 ...`, `2 ...`) was found")
     out, expect = [], 1
     for ln in lines[i:]:
         m = re.match(r"\s*(\d+)(?:\s(.*))?$", _clean(ln))
@@ -83,7 +95,7 @@ def extract_pascal_bloxorz() -> str:
         expect += 1
     text = "\n".join(out) + "\n"
     if "program" not in text.lower() and "begin" not in text.lower():
-        raise SeedError("seed 002: the numbered listing is not a Pascal program")
+        raise SeedError(f"seed {seed:03d}: the numbered listing is not a Pascal program")
     return text
 
 
@@ -149,9 +161,16 @@ def bloxorz_pascal(maxn: int | None = None, maxq: int | None = None) -> Program:
     return _build(f"bloxorz-seed002{tag}", source, ".pas", ["fpc", "-O2", "-v0"], note)
 
 
+def drops_pascal() -> Program:
+    """Seed 000's Pascal program, `fpc -O2`, unchanged: iterative deepening over clicks of 3s and 4s; reads
+    `drop.in` (6 lines of 6 sizes) and writes `drop.out` (each click `row col`, 1-based, with the board after
+    it; the last click alone) in the current directory."""
+    return _build("drops-seed000", extract_pascal_drops(), ".pas", ["fpc", "-O2", "-v0"], "unchanged")
+
+
 def main() -> int:
     ok = True
-    for label, make in (("seed 001 C (unchanged)", lambda: floodit_c(8)),
+    for label, make in (("seed 000 Pascal (unchanged)", drops_pascal),("seed 001 C (unchanged)", lambda: floodit_c(8)),
                         ("seed 001 C (MAXN 14)", lambda: floodit_c(14)),
                         ("seed 002 Pascal (unchanged)", lambda: bloxorz_pascal()),
                         ("seed 002 Pascal (maxn 64, maxq 8M)", lambda: bloxorz_pascal(64, 8_000_000))):

@@ -18,6 +18,7 @@ import re
 from .. import ir
 from ..instance import Instance
 from ..layout import bits_for
+from ..reference.evaluator import MAX_FLIGHT, particle_timing, queue_room
 
 NONE = -(1 << 40)
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
@@ -46,11 +47,6 @@ def _writes(node, game: ir.Game) -> bool:
     """Whether an IR statement or expression may change the state: a store, or a call of a def that stores."""
     return _contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray, ir.Emit))
                      or isinstance(x, ir.CallDef) and game.proc(x.name).writes_state)
-
-
-def queue_room(cells: int) -> int:
-    """How many particles one def may emit at once (the queue in `ab`): four from every cell, and some."""
-    return min(4 * cells + 60, 1 << 16)
 
 
 def emitters(game: ir.Game) -> set[str]:
@@ -1168,8 +1164,6 @@ def chain_code(low: Lowering, rules) -> str:
     the step it next enters a cell); stops are counted per (cell, kind) in HK, the keys touched listed in T."""
     game = low.game
     nk = len(game.particles)
-    from ..reference.evaluator import MAX_FLIGHT, particle_timing
-
     # steps between the cells a particle enters: 2 under `half` timing (it crosses a cell's centre between
     # two edges), 1 under `unit`
     gaps = [2 if particle_timing(rules, p) == "half" else 1 for p in game.particles]

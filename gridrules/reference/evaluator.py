@@ -43,6 +43,12 @@ class Frame:
         self.value = value
 
 
+def queue_room(cells: int) -> int:
+    """How many particles one def may emit at once inside a chain reaction (the compiled backend keeps them in
+    a fixed queue): four from every cell, and some."""
+    return min(4 * cells + 60, 1 << 16)
+
+
 def particle_timing(c: "Compiler", p: ir.ParticleInfo) -> str:
     """A particle kind's timing model for this instance: `half` or `unit` (a parameter may choose it)."""
     if isinstance(p.timing, str):
@@ -608,16 +614,18 @@ class Compiler:
 
     def s_Emit(self, s):
         cell, d, kind, span = self.expr(s.cell), s.dir and self.expr(s.dir), s.particle, s.span
-        index, at = self._cell_index(cell, "emitting particles", span), self.board.cell
+        index, at, room = self._cell_index(cell, "emitting particles", span), self.board.cell, queue_room(self.board.n)
 
         def emit(f):
             c = at(index(f))
             new = [(kind, c, x) for x in ((d(f),) if d else range(4))]
             pending = f.v.get(CHAIN)
-            if pending is not None:  # inside a chain reaction: join it
-                pending.extend(new)
-            else:
+            if pending is None:
                 self.chain(f, new, span)
+            elif len(pending) + len(new) > room:  # (the compiled backend's queue holds this many)
+                raise RuleRuntimeError(f"a def emitted more than {room:,} particles at once", span)
+            else:  # inside a chain reaction: join it
+                pending.extend(new)
 
         return emit
 
@@ -630,21 +638,23 @@ class Compiler:
 
     def chain(self, f, new, span):
         """Run a chain reaction to its end. Each step, every particle due to move enters its next cell: off the
-        board it is gone (its `leave` runs); where its kind's `stop` holds, read on the state as it was when the
-        step began, it stops; else it flies on. Then `leave` runs for the particles gone, in the order they were
+        board it is gone; where its kind's `stop` holds, read on the state as it was when the step began, it
+        stops; else it flies on. Then `leave(last cell, dir)` runs for each particle gone, in the order they were
         emitted, and `hit(cell, count)` once per cell and kind where some stopped, cells in reading order and
         kinds in declaration order. Particles emitted during step t start at step t + 1: under `half` timing a
         particle enters its next cell every second step (the first at once), under `unit` every step."""
         kinds, board, cols, v = self.kinds(), self.board, self.board.cols, f.v
-        flying: list[list] = []  # [kind, cell, dir, step it next enters a cell]
+        flying: list[list] = []  # [kind, cell, dir, step it next enters a cell], in the order emitted
         step = moves = 0
+
+        def take():  # what the statement or def just run emitted
+            flying.extend([k, c, d, step + 1] for k, c, d in v[CHAIN])
+            v[CHAIN] = []
+
         v[CHAIN] = new
         try:
-            while True:
-                flying += [[k, c, d, step + 1] for k, c, d in v[CHAIN]]
-                v[CHAIN] = []
-                if not flying:
-                    return
+            take()
+            while flying:
                 step = min(p[3] for p in flying)
                 gone, stops, still = [], {}, []
                 for p in flying:
@@ -666,15 +676,17 @@ class Compiler:
                     else:
                         p[1], p[3] = to, step + kinds[k][0]
                         still.append(p)
-                flying = still
+                flying[:] = still
                 if self.trace is not None:
                     self.trace.append((step, [(p[0], p[1], p[2]) for p in flying],
                                        [board.cell(i) for i, _ in sorted(stops)]))
                 for k, c, d, _ in gone:
                     if kinds[k][3]:
                         self.defs[kinds[k][3]](f, [c, d])
+                        take()
                 for i, k in sorted(stops):
                     self.defs[kinds[k][2]](f, [board.cell(i), stops[i, k]])
+                    take()
         finally:
             del v[CHAIN]
 

@@ -12,6 +12,7 @@ Structure is YAML; expressions, types and statement blocks are strings in the DS
     bodies:   {NAME: BODY}
               # BODY = {poses: {POSE: "(r, c) (r, c)" | [[r, c], ...]},
               #         rolls: {POSE: "L -> POSE (dr, dc), R -> ..." | {L: "POSE (dr, dc)", ...}}}
+    particles: {NAME: {timing: EXPR, stop: EXPR, hit: DEF, leave: DEF}}
     defs:     {NAME: STMTS  |  {params: {NAME: TYPE}, body: STMTS}}
     actions:  {NAME: STMTS  |  {params: {NAME: TYPE}, notation: TEXT, cost: EXPR, when: EXPR, body: STMTS}}
     init:     STMTS
@@ -47,13 +48,13 @@ _ROLL_ENTRY = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*->\s*([A-Za-z_][A-Za-z_
                          r"\(\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*\)\s*")
 _DSL_TOKEN = re.compile(r"""("[^"\n]*"|'[^'\n]*')(?:\s*\.\.\s*("[^"\n]*"|'[^'\n]*'))?\Z""")
 
-SECTIONS = ("game", "title", "params", "enums", "layers", "globals", "bodies", "defs", "actions", "init",
-            "goal", "fail", "limit", "heuristics", "levels")
+SECTIONS = ("game", "title", "params", "enums", "layers", "globals", "bodies", "particles", "defs", "actions",
+            "init", "goal", "fail", "limit", "heuristics", "levels")
 
 # `canonical` order; bodies are globals in the IR (their relative order matters), so they share a rank
-_RANK = {A.Game: 0, A.Param: 1, A.EnumDecl: 2, A.LayerDecl: 3, A.GlobalDecl: 4, A.BodyDecl: 4, A.DefDecl: 5,
-         A.ActionDecl: 6, A.InitDecl: 7, A.GoalDecl: 8, A.FailDecl: 9, A.LimitDecl: 10, A.HeuristicDecl: 11,
-         A.LevelDecl: 12}
+_RANK = {A.Game: 0, A.Param: 1, A.EnumDecl: 2, A.LayerDecl: 3, A.GlobalDecl: 4, A.BodyDecl: 4,
+         A.ParticleDecl: 5, A.DefDecl: 6, A.ActionDecl: 7, A.InitDecl: 8, A.GoalDecl: 9, A.FailDecl: 10,
+         A.LimitDecl: 11, A.HeuristicDecl: 12, A.LevelDecl: 13}
 
 
 def canonical(rf: A.RuleFile) -> A.RuleFile:
@@ -416,6 +417,15 @@ class _Reader:
             out.append(A.ParamDecl(name, self.code(val, "type", f"the type of parameter `{name}`", key),
                                    self.span(key)))
         return tuple(out)
+
+    def s_particles(self, k, v, top):
+        for name, key, val in self.entries(v, "particles", "droplet: {stop: drop != 0, hit: splash}"):
+            what = f"particle `{name}`"
+            props = []
+            for pk, pv in self.mapping(val, what, "{timing: half, stop: drop != 0, hit: splash}"):
+                props.append(A.ParticleProp(pk.value, self.code(pv, "expr", f"`{pk.value}` of {what}", pk),
+                                            self.span(pk)))
+            self.decls.append(A.ParticleDecl(name, tuple(props), self.span(key)))
 
     def s_defs(self, k, v, top):
         for name, key, val in self.entries(v, "defs", "solid: {params: {p: cell}, body: ...}"):
