@@ -66,6 +66,7 @@ class Checker:
         self.bodies: dict[str, A.BodyDecl] = {}
         self.defs: dict[str, A.DefDecl] = {}
         self.particles: dict[str, A.ParticleDecl] = {}  # in declaration order: Emit refers to them by index
+        self.emitted: set[str] = set()
         self.def_ir: dict[str, ir.Procedure] = {}
         self.def_state: dict[str, str] = {}  # name -> "checking" | "done"
         self.used: set[str] = set()
@@ -672,6 +673,7 @@ class Checker:
         if len(s.args) == 2:
             d = self.expr(s.args[1], sc)
             self._want(d, (DIR,), "a particle's direction", s.args[1])
+        self.emitted.add(s.particle)
         return [ir.Emit(list(self.particles).index(s.particle), cell, d, s.span)]
 
     def _particle(self, p: A.ParticleDecl) -> ir.ParticleInfo:
@@ -701,14 +703,20 @@ class Checker:
         return ir.ParticleInfo(p.name, timing, stop, hit or "", leave, p.span)
 
     def _timing(self, e: A.Node) -> "str | ir.Expr":
-        if isinstance(e, A.Name) and e.id in ir.TIMINGS and e.id not in self.enum_value and e.id not in self.params:
+        declared = isinstance(e, A.Name) and (e.id in self.enum_value or e.id in self.params)
+        if isinstance(e, A.Name) and e.id in ir.TIMINGS and not declared:
             return e.id
-        x = self.expr(e, Scope("const"))
-        if x.ty == ERR:
+        x = self.expr(e, Scope("const")) if declared or not isinstance(e, A.Name) else None
+        if x is not None and x.ty == ERR:
             return "half"
-        names = self.enums.get(x.ty.name, ()) if x.ty.kind == "enum" else ()
-        if not names or any(n not in ir.TIMINGS for n in names):
-            self.error("a particle's timing must be `half` or `unit`, or a parameter of an enum of them", e,
+        names = self.enums.get(x.ty.name, ()) if x is not None and x.ty.kind == "enum" else ()
+        odd = [n for n in names if n not in ir.TIMINGS]
+        if odd:
+            self.error(f"a particle's timing is `half` or `unit`, but enum `{x.ty.name}` also has `{odd[0]}`", e,
+                       "a particle flies half a cell per step or a whole cell: name the enum's values half, unit")
+            return "half"
+        if not names:
+            self.error("a particle's timing must be `half` or `unit`, or a parameter of an enum of those", e,
                        "for example: `enum model = half, unit` and `param timing: model = half`")
             return "half"
         return x
@@ -1014,6 +1022,10 @@ class Checker:
         for name, layer in self.layers.items():
             if name not in self.used:
                 self.warn(f"layer `{name}` is never used", self.at_word(layer, name))
+        for name, p in self.particles.items():
+            if name not in self.emitted:
+                self.warn(f"particle `{name}` is never emitted", self.at_word(p, name),
+                          f"send some flying with `emit {name}(cell)` in an action or a def")
         game = next((d for d in self.rf.decls if isinstance(d, A.Game)), None)
         if self.errors:
             unique: dict = {}  # one of each: a legend shared by several formats is checked once per format
@@ -1023,7 +1035,8 @@ class Checker:
         return ir.Game(
             name=game.name, title=game.title, path=self.path, params=tuple(params),
             enums=tuple((k, v) for k, v in self.enums.items()), layers=tuple(layers), globals=tuple(globals_),
-            bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs), actions=tuple(actions),
+            bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs),
+            actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
             formats=tuple(formats), predicates_nlocals=pred_slots)
 

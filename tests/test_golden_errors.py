@@ -36,6 +36,7 @@ UPDATE = os.environ.get("GOLDEN_UPDATE") == "1"
 FLOODIT = "rulesets/floodit/floodit.grl"
 BLOXORZ = "rulesets/bloxorz/bloxorz.grl"
 LIANLIANKAN = "rulesets/lianliankan/lianliankan.grl"
+DROPS = "rulesets/drops/drops.grl"
 OWN = "tests/golden/levels/rules/"
 
 # level case -> (rule file, --param values, forced level format or None)
@@ -101,6 +102,10 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "hdu1175_no_board": (LIANLIANKAN, [], "hdu1175"),
     "lianliankan_odd_count": (LIANLIANKAN, [], None),
     "unordered_ranges_differ": (OWN + "unordered_ranges.grl", [], None),
+    "drops_size_outside": (DROPS, [], None),
+    "drops_not_a_size": (DROPS, [], None),
+    "drops_ragged": (DROPS, [], None),
+    "drops_grid_unknown": (DROPS, [], "grid"),
 }
 
 LOCATED = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): ")
@@ -204,7 +209,8 @@ def test_every_golden_has_its_input():
 
 # The compiled backend stops on the same mistakes, located; these it words exactly as the reference does (the
 # others lack the value involved: native code raises constant messages).
-COMPILED_VERBATIM = {"ambiguous_notation", "negative_cost", "store_cell_off_board"}
+COMPILED_VERBATIM = {"ambiguous_notation", "negative_cost", "store_cell_off_board", "chain_never_ends",
+                     "emit_too_many"}
 
 
 @pytest.mark.parametrize("name", _names("runtime", ".grl"))

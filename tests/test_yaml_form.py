@@ -96,7 +96,7 @@ def test_canonical_orders_sections_by_kind():
 SNIPPET_NODES = tuple(t for t in vars(A).values() if isinstance(t, type) and issubclass(t, A.Node) and t not in (
     A.Node, A.RuleFile, A.Game, A.Param, A.EnumDecl, A.LayerDecl, A.GlobalDecl, A.BodyDecl, A.Pose, A.DefDecl,
     A.ActionDecl, A.InitDecl, A.GoalDecl, A.FailDecl, A.LimitDecl, A.HeuristicDecl, A.LevelDecl, A.LegendEntry,
-    A.ParamDecl))
+    A.ParamDecl, A.ParticleDecl, A.ParticleProp))
 
 
 def pairs(a, b):
@@ -127,7 +127,7 @@ def test_every_expression_and_statement_points_at_the_same_text_in_both_forms(na
             assert y.span.line == y.span.end_line
             assert span_text(x.span) == span_text(y.span), (x, x.span, y.span)
             compared += 1
-    assert compared > 200
+    assert compared > 50  # (the smallest twin, drops, has about 90)
 
 
 def spans(text):

@@ -828,7 +828,10 @@ class Lowering:
             o(f"ab[{q}], ab[{q} + 1], ab[{q} + 2] = {s.particle}, {i}, {d}")
             o("ab[5] += 1")
         if not ctx.get("chain"):
-            o(f"_chain({', '.join(self.state)}, SL, SG, BM, ab)")
+            o(f"if not _chain({', '.join(self.state)}, SL, SG, BM, ab):")
+            o.indent()
+            o(self.fault(f"this chain reaction moved particles {MAX_FLIGHT:,} times; does it ever end?", s.span))
+            o.dedent()
         self.forget_masks(o)
 
     def s_Safe(self, s, o, ctx):
@@ -1159,8 +1162,8 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
 
 
 def chain_code(low: Lowering, rules) -> str:
-    """_chain: the chain reaction of the particles queued in `ab`, run to its end, as the reference backend's
-    Compiler.chain says (its docstring is the specification). In flight: rows of P (kind, cell, direction,
+    """_chain: the chain reaction of the particles queued in `ab`, run to its end (False: it would not end), as
+    the reference backend's Compiler.chain says (its docstring is the specification). In flight: rows of P (kind, cell, direction,
     the step it next enters a cell); stops are counted per (cell, kind) in HK, the keys touched listed in T."""
     game = low.game
     nk = len(game.particles)
@@ -1199,9 +1202,7 @@ def chain_code(low: Lowering, rules) -> str:
     o("    continue")
     o("moves += 1")
     o(f"if moves > {MAX_FLIGHT}:")
-    o.indent()
-    o(low.fault(f"this chain reaction moved particles {MAX_FLIGHT:,} times; does it ever end?", None))
-    o.dedent()
+    o("    return False  # (the emit that started the chain reports it)")
     o("r, c = i // COLS + DR[d], i % COLS + DC[d]")
     o("if not (0 <= r < ROWS and 0 <= c < COLS):")
     o.indent()
@@ -1258,6 +1259,7 @@ def chain_code(low: Lowering, rules) -> str:
     o("P, n = rt.take_emitted(ab, P, n, step + 1)")
     o.dedent()
     o.dedent()
+    o("return True")
     parts.append(low.define("_chain", ["D", "g"], o))
     return "\n\n".join(parts)
 

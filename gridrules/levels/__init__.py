@@ -119,8 +119,10 @@ def read_numbers(src: Source) -> list[RawLevel]:
 
 
 def sniff_numbers(text: str) -> bool:
+    """A first row of several blank-separated numbers (a later row that is not all numbers is then reported by
+    the numbers reader, where it is, instead of the whole file reading as a grid of characters)."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()]
-    return bool(rows) and len(rows[0]) > 1 and all(p.lstrip("-").isdigit() for r in rows for p in r)
+    return bool(rows) and len(rows[0]) > 1 and all(p.lstrip("-").isdigit() for p in rows[0])
 
 
 # ---- hdu4127: N, then N rows of N numbers, repeated; ends with 0 --------------------------------
