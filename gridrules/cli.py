@@ -498,8 +498,9 @@ def _colour_stdout(choice: bool | None) -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _replay(system, renderer, inst, moves: list[str]) -> int:
-    """Print the board after every move; an illegal move is a UsageError naming it and the legal moves."""
+def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> int:
+    """Print the board after every move (with `trace`, each step of the chain reactions it sets off first); an
+    illegal move is a UsageError naming it and the legal moves."""
     state = system.initial()
     total = 0
     for k, move in enumerate(moves, 1):
@@ -513,12 +514,22 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
             when = "at the start" if k == 1 else f"after move {k - 1}"
             raise UsageError(f"{inst.level}: move {k} `{move}` is not legal {when}; the legal moves are: {shown}"
                              + (f"; {hint}" if hint else ""))
+        steps = system.trace(state, move) if trace else []
         state, cost = step
         total += cost
         click.echo("")
         cost_text = f" (cost {cost})" if cost != 1 else ""
         click.echo(f"move {k}/{len(moves)}: {move}{cost_text}")
-        click.echo(renderer.board(state), color=renderer.color)
+        drawn = None
+        for n, (_, flying, values) in enumerate(steps, 1):
+            click.echo(f"  chain step {n}/{len(steps)}: {_count(len(flying), 'particle')} flying")
+            drawn = renderer.board_of(values, flying)
+            click.echo(drawn, color=renderer.color)
+        after = renderer.board(state)
+        if drawn != after:  # (the move may go on after its last chain reaction)
+            if steps:
+                click.echo("  after the move:")
+            click.echo(after, color=renderer.color)
     click.echo("")
     if system.is_goal(state):
         extra = f", cost {total}" if total != len(moves) else ""
@@ -536,6 +547,9 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
 @click.option("--solution", "-s", default=None, metavar="MOVES",
               help="Moves to replay, separated by blanks (e.g. \"R R U\"); the board is printed after each.")
 @click.option("--solve", "do_solve", is_flag=True, help="Solve the level(s), then replay the solution.")
+@click.option("--trace", is_flag=True,
+              help="With --solution or --solve: before the board after each move, the board after each step of "
+                   "the chain reactions it sets off (rules with particles), particles drawn as < > ^ v.")
 @_budget_options
 @param_option
 @level_format_option
@@ -544,7 +558,7 @@ def _replay(system, renderer, inst, moves: list[str]) -> int:
 @click.option("--color/--no-color", "color", default=None,
               help="Highlight covered cells with colour (default: when stdout is a terminal).")
 @click.pass_context
-def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, time_limit, max_states, params,
+def show(ctx, ruleset, level, case, solution, do_solve, trace, algorithm, heuristic, time_limit, max_states, params,
          level_format, backend, color):
     """Print the board of each level; with --solution or --solve, replay moves and print every step.
 
@@ -558,6 +572,8 @@ def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, ti
 
     if solution is not None and do_solve:
         raise click.UsageError("give either --solution or --solve, not both")
+    if trace and solution is None and not do_solve:
+        raise click.UsageError("--trace shows the moves of --solution or --solve: give one of them")
     loaded = _load(ruleset, level, params, level_format)
     insts = loaded.instances
     if case is not None:
@@ -579,7 +595,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, ti
         click.echo(renderer.board(inst.initial), color=renderer.color)
         if solution is not None:
             system = api.system(inst, "reference")
-            codes.append(_replay(system, renderer, inst, solution.split()))
+            codes.append(_replay(system, renderer, inst, solution.split(), trace))
         elif do_solve:
             out = solve_instance(inst, k, len(insts), algorithm, heuristic, time_limit, max_states, backend,
                                  sys.stderr.isatty())
@@ -590,7 +606,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, algorithm, heuristic, ti
                 _internal_problem(out)
             codes.append(out.exit_code)
             if out.solution.moves and out.exit_code != EXIT_INTERNAL:
-                _replay(api.system(inst, "reference"), renderer, inst, list(out.solution.moves))
+                _replay(api.system(inst, "reference"), renderer, inst, list(out.solution.moves), trace)
             if out.exit_code == EXIT_INTERRUPTED:
                 break
     ctx.exit(worst(codes))

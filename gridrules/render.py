@@ -309,7 +309,11 @@ class Renderer:
 
     def board(self, words) -> str:
         """The board of a state (its packed words) and its dynamic globals, as text lines."""
-        v = self.inst.values(words)
+        return self.board_of(self.inst.values(words))
+
+    def board_of(self, v: dict, particles=()) -> str:
+        """The board of a state's values; particles in flight, (cell, dir) each, drawn over their cells as
+        `<`, `>`, `^`, `v` (`+` where several are)."""
         covered = self.covered(v)
         blocks = None
         for fmt in self.formats:
@@ -327,7 +331,10 @@ class Renderer:
             blocks = [(name, self._layer_grid(name, v), False) for name in self.layers]
         if not blocks:  # a game without layers: a board of dots
             blocks = [("", [["."] * self.inst.cols for _ in range(self.inst.rows)], False)]
-        lines = self._layout(blocks, covered)
+        marks: dict = {}
+        for cell, d in particles:
+            marks[cell] = "+" if cell in marks else "<>^v"[d]
+        lines = self._layout(blocks, covered, marks)
         lines += self.globals_lines(v)
         return "\n".join(lines)
 
@@ -345,7 +352,7 @@ class Renderer:
             return click.style(text, fg=OVERLAY_COLOURS[k % len(OVERLAY_COLOURS)], reverse=True, bold=True)
         return " " * (len(text) - 1) + self._markers[name]
 
-    def _layout(self, blocks, covered) -> list[str]:
+    def _layout(self, blocks, covered, marks=None) -> list[str]:
         """Grids of cell texts side by side; numbers and cells wider than one character are right-aligned and
         separated by blanks. Headed by the grids' names when there are several."""
         drawn = []
@@ -356,7 +363,7 @@ class Renderer:
             for r, row in enumerate(grid):
                 parts = []
                 for c, t in enumerate(row):
-                    t = t.rjust(width)
+                    t = (marks[r, c] if marks and (r, c) in marks else t).rjust(width)
                     if (r, c) in covered:
                         t = self._mark(t, covered[(r, c)])
                     parts.append(t)

@@ -677,9 +677,6 @@ class Compiler:
                         p[1], p[3] = to, step + kinds[k][0]
                         still.append(p)
                 flying[:] = still
-                if self.trace is not None:
-                    self.trace.append((step, [(p[0], p[1], p[2]) for p in flying],
-                                       [board.cell(i) for i, _ in sorted(stops)]))
                 for k, c, d, _ in gone:
                     if kinds[k][3]:
                         self.defs[kinds[k][3]](f, [c, d])
@@ -687,6 +684,10 @@ class Compiler:
                 for i, k in sorted(stops):
                     self.defs[kinds[k][2]](f, [board.cell(i), stops[i, k]])
                     take()
+                if self.trace is not None:  # the step done: where particles fly, and the state
+                    self.trace.append((step, [(p[1], p[2]) for p in flying if p[3] > step],
+                                       {n: list(x) if isinstance(x, list) else x for n, x in v.items()
+                                        if isinstance(n, str)}))
         finally:
             del v[CHAIN]
 

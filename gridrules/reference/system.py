@@ -227,6 +227,18 @@ class ReferenceSystem:
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
 
+    def trace(self, state, move: str) -> list[tuple]:
+        """Every step of the chain reactions `move` sets off: (step, [(cell, dir) of each particle flying on],
+        the values of the state when the step is done). Empty when the move is not legal here."""
+        only = {i for i, (text, *_) in enumerate(self.moves) if text == move}
+        self.compiler.trace = steps = []
+        try:
+            if not any(text == move for text, _, _ in self.successors(state, only, every=True)):
+                return []
+        finally:
+            self.compiler.trace = None
+        return steps
+
     def paths(self, state, move: str) -> list[list]:
         """The paths (corner cells, from the first end to the other) that `path(...)` found between two of the
         move's own cells while `move` was made — what a player is shown for a Lianliankan pair, say."""
