@@ -811,20 +811,20 @@ class Lowering:
         o("return " + (", ".join(v) if isinstance(v, tuple) else str(v)))
 
     def s_Emit(self, s, o, ctx):
-        """Queue the particles in `ab` (its length at ab[5], then kind, cell, direction each); outside a chain,
-        run the chain on them (`_chain`, see `chain_code`)."""
+        """Queue the particles in `ab` (its length at ab[5], its room at ab[6], then kind, cell, direction
+        each); outside a chain, run the chain on them (`_chain`, see `chain_code`)."""
         i = self.cell_index(o, self.ex(s.cell, o, ctx), "emitting particles", s.span)
         dirs = [self._snap(self.ex(s.dir, o, ctx), o)] if s.dir is not None else ["0", "1", "2", "3"]
         if not ctx.get("chain"):
             o("ab[5] = 0")
-        o(f"if ab[5] + {len(dirs)} > (ab.shape[0] - 6) // 3:")
+        o(f"if ab[5] + {len(dirs)} > ab[6]:")
         o.indent()
         room = queue_room(self.inst.rows * self.inst.cols)
         o(self.fault(f"a def emitted more than {room:,} particles at once", s.span))
         o.dedent()
         for d in dirs:
             q = self.t("q")
-            o(f"{q} = 6 + 3 * ab[5]")
+            o(f"{q} = 7 + 3 * ab[5]")
             o(f"ab[{q}], ab[{q} + 1], ab[{q} + 2] = {s.particle}, {i}, {d}")
             o("ab[5] += 1")
         if not ctx.get("chain"):
@@ -1178,10 +1178,13 @@ def chain_code(low: Lowering, rules) -> str:
         o(f"return {low.ex(p.stop, o, ctx)}")
         parts.append(low.define(f"stop_{k}", ["i", "D", "g"], o))
     o = Out()
-    o("P = np.empty((16, 4), np.int64)")
+    # scratch in `ab` after the queue (system._work): stops per (cell, kind), zero between chains; the keys
+    # touched in a step; the particles in flight (moved to a bigger array only if they outgrow it)
+    o("hk = 7 + 3 * ab[6]")
+    o(f"HK = ab[hk:hk + N * {nk}]")
+    o(f"T = ab[hk + N * {nk}:hk + 2 * N * {nk}]")
+    o(f"P = ab[hk + 2 * N * {nk}:hk + 2 * N * {nk} + 4 * ab[6]].reshape((ab[6], 4))")
     o("P, n = rt.take_emitted(ab, P, 0, 1)")
-    o(f"HK = np.zeros(N * {nk}, np.int64)")
-    o(f"T = np.empty(N * {nk}, np.int64)")
     if leaves:
         o("G = np.empty((16, 3), np.int64)")
     o("moves = 0")

@@ -46,8 +46,8 @@ def copy_state(D0, g0, D, g):
 
 @njit(cache=True)
 def take_emitted(ab, P, n, start):
-    """Move the particles queued in `ab` (count at ab[5], then kind, cell, direction each) into rows n.. of P,
-    each to enter its first cell at step `start`; P grows when full. Returns P and its new row count."""
+    """Move the particles queued in `ab` (count at ab[5], then from ab[7] kind, cell, direction each) into rows
+    n.. of P, each to enter its first cell at step `start`; P grows when full. Returns P and its new row count."""
     q = ab[5]
     if n + q > P.shape[0]:
         bigger = np.empty((max(2 * P.shape[0], n + q), P.shape[1]), np.int64)
@@ -56,7 +56,7 @@ def take_emitted(ab, P, n, start):
                 bigger[j, x] = P[j, x]
         P = bigger
     for j in range(q):
-        P[n, 0], P[n, 1], P[n, 2], P[n, 3] = ab[6 + 3 * j], ab[7 + 3 * j], ab[8 + 3 * j], start
+        P[n, 0], P[n, 1], P[n, 2], P[n, 3] = ab[7 + 3 * j], ab[8 + 3 * j], ab[9 + 3 * j], start
         n += 1
     ab[5] = 0
     return P, n

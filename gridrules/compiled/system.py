@@ -114,7 +114,7 @@ class CompiledSystem:
             for (_, dom), a in zip(inst.game.actions[ai].proc.params, args):
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
-        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, bool(inst.game.particles))
+        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles))
         words = inst.layout.words
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
@@ -205,13 +205,13 @@ class CompiledSystem:
         return None if step is None else step[0]
 
 
-def _work(layers: int, rows: int, cols: int, globals_: int, particles: bool = False):
+def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
-    while searching; 0 to list every legal move) and whether the move being made ran `safe`; with particles,
-    then the queue of particles emitted and not yet flying (its length, then kind, cell, direction each; room
-    for four from every cell)."""
+    while searching; 0 to list every legal move) and whether the move being made ran `safe`. With particles (of
+    `particles` kinds) then the queue of particles emitted and not yet flying (its length, its room, then kind,
+    cell, direction each), and the chain reaction's scratch (codegen.chain_code)."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -220,7 +220,12 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: bool = Fa
     bm = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words).astype(np.uint64)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
-            np.array([0, 0, 0, 1, 0] + [0] * ((1 + 3 * queue_room(cells)) if particles else 0), np.int64))
+            np.array([0, 0, 0, 1, 0] + (_chain_scratch(cells, particles) if particles else []), np.int64))
+
+
+def _chain_scratch(cells: int, kinds: int) -> list[int]:
+    room = queue_room(cells)
+    return [0, room] + [0] * (3 * room + 2 * cells * kinds + 4 * room)
 
 
 def _slots(kind, x):
