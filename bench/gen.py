@@ -1,4 +1,5 @@
-"""Seeded generators for the benchmarks: random Flood-It boards and large Bloxorz maps.
+"""Seeded generators for the benchmarks: random Flood-It boards, Lianliankan deals, Drops boards and large
+Bloxorz maps.
 
 Everything here is deterministic for a given seed (string seeds: stable across Python versions).
 
@@ -69,6 +70,26 @@ def lianliankan_deal(rows: int = 8, cols: int = 18, kinds: int = 36, seed=1, ind
     tiles = [t for t in range(1, kinds + 1) for _ in range(rows * cols // kinds)]
     rnd.shuffle(tiles)
     return [tiles[r * cols:(r + 1) * cols] for r in range(rows)]
+
+
+# ---- Drops ----------------------------------------------------------------------------------------
+def drops_board(kind: str, index: int, seed=1, size: int = 6) -> list[list[int]]:
+    """A seeded Drops board. `threes`: each cell a 3 or a 4 with probability 1/4, else empty (seed 000's
+    program is exact on these: it only clicks 3s and 4s); `dense`: each cell 0..4 with weights 2, 1, 1, 1, 2
+    (boards that need clicks on small drops too: optimal depths 5..9 and more); `level`: Splash Back's random
+    level of shared/spec/drops.md (24 drops at distinct cells: two 1s, five 2s, eight 3s, nine 4s)."""
+    rnd = random.Random(f"drops-{kind}-{seed}-{index}")
+    if kind == "threes":
+        return [[rnd.choice((3, 4)) if rnd.random() < 0.25 else 0 for _ in range(size)] for _ in range(size)]
+    if kind == "dense":
+        return [[rnd.choice((0, 0, 1, 2, 3, 4, 4)) for _ in range(size)] for _ in range(size)]
+    if kind == "level":
+        board = [[0] * size for _ in range(size)]
+        sizes = [1] * 2 + [2] * 5 + [3] * 8 + [4] * 9
+        for i, v in zip(rnd.sample(range(size * size), len(sizes)), sizes):
+            board[i // size][i % size] = v
+        return board
+    raise ValueError(f"unknown kind of Drops board `{kind}`")
 
 
 def hdu1175_case(n: int = 1000, m: int = 1000, queries: int = 50, seed=1) -> str:

@@ -1,0 +1,125 @@
+"""Drops benchmarks (issue 4): optimal solving with the compiled backend against seed 000's program.
+
+    python -m bench.drops                               # both, 40 boards each, 60 s per board and program
+    python -m bench.drops --only threes --boards 10 --time-limit 20
+
+threes  seeded 6x6 boards of 3s and 4s (bench.gen.drops_board "threes"): seed 000's program (Pascal, built from
+        ../shared/seeds; iterative deepening over clicks of 3s and 4s, exact on these boards: its answers must
+        equal the optimum) as a whole process, against gridrules' compiled A* in-process (the search alone: the
+        rules are compiled and loaded before the clock starts), grouped by the optimal depth.
+dense   seeded dense 6x6 boards of sizes 0..4 ("dense"), the same two, grouped by the optimal depth gridrules
+        proves (seed 000 clicks only 3s and 4s: its answer may be longer, or none). Targets: at depth 7
+        gridrules at least 20x faster than seed 000; depths 8 and 9 solved and proved optimal in 10 s median.
+
+Every answer of both is checked: gridrules' solutions are replayed by the reference rules (the search says
+`verified`), and seed 000's click count must equal the proved optimum on `threes` boards.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import gen, seeds
+
+
+def _text(board) -> str:
+    return "\n".join(" ".join(map(str, row)) for row in board) + "\n"
+
+
+def _gridrules(board, time_limit: float):
+    """(status, clicks, seconds of search) of the compiled A* on one board."""
+    from gridrules import api
+    from solvers import Budget
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(_text(board))
+    try:
+        (inst,) = api.load("drops", f.name, level_format="numbers")
+    finally:
+        Path(f.name).unlink()
+    system = api.system(inst)
+    system.successors(inst.initial)  # (loads the compiled module before the clock starts)
+    t = time.perf_counter()
+    sol = system.search("astar", Budget(time_limit=time_limit))
+    return sol.status, sol.cost, time.perf_counter() - t
+
+
+def _seed000(prog, board, time_limit: float, folder: Path):
+    """(clicks or None, wall seconds or None on a time-out) of seed 000's program, a whole process."""
+    (folder / "drop.in").write_text(_text(board))
+    t = time.perf_counter()
+    try:
+        subprocess.run([str(prog.exe)], cwd=folder, check=True, timeout=time_limit, capture_output=True)
+    except subprocess.TimeoutExpired:
+        return None, None
+    took = time.perf_counter() - t
+    out = (folder / "drop.out").read_text().splitlines()
+    if out and out[0].startswith("WARNING"):  # (it found nothing within its 20 clicks)
+        return None, took
+    return sum(1 for line in out if len(line.split()) == 2), took
+
+
+def compare(kind: str, count: int, time_limit: float) -> dict:
+    """Both programs on `count` boards of one kind, grouped by the optimum gridrules proves."""
+    prog = seeds.drops_pascal()
+    by_depth: dict[int, list] = {}
+    unsolved = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(count):
+            board = gen.drops_board(kind, k)
+            status, clicks, ours = _gridrules(board, time_limit)
+            theirs, their_s = _seed000(prog, board, time_limit, Path(tmp))
+            if status != "solved":
+                unsolved += 1
+                continue
+            if kind == "threes":  # (seed 000 is exact here)
+                assert theirs is None and their_s is None or theirs == clicks, (board, theirs, clicks)
+            by_depth.setdefault(clicks, []).append((ours, their_s, theirs))
+    rows = {}
+    for depth in sorted(by_depth):
+        runs = by_depth[depth]
+        ours = statistics.median(o for o, _, _ in runs)
+        finished = [t for _, t, _ in runs if t is not None]
+        theirs = statistics.median(finished) if finished else None
+        rows[depth] = {"boards": len(runs), "gridrules_median_s": round(ours, 4),
+                       "seed000_median_s": None if theirs is None else round(theirs, 4),
+                       "seed000_timed_out": len(runs) - len(finished),
+                       "seed000_optimal": sum(1 for _, _, c in runs if c == depth),
+                       "ratio": None if theirs is None else round(theirs / max(ours, 1e-6), 1)}
+    out = {"kind": kind, "boards": count, "gridrules_not_solved": unsolved, "by_depth": rows}
+    if kind == "dense":
+        at7 = rows.get(7)
+        deep = [o for d, runs in by_depth.items() if d in (8, 9) for o, _, _ in runs]
+        out["target"] = "depth 7: >= 20x seed 000; depths 8-9: median <= 10 s"
+        out["ok"] = (at7 is not None and (at7["ratio"] or 0) >= 20 and bool(deep)
+                     and statistics.median(deep + [time_limit] * unsolved) <= 10)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="threes,dense")
+    ap.add_argument("--boards", type=int, default=40)
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    args = ap.parse_args(argv)
+    for name in args.only.split(","):
+        t = time.perf_counter()
+        if name in ("threes", "dense"):
+            try:
+                res = compare(name, args.boards, args.time_limit)
+            except seeds.SeedError as err:
+                res = {"skipped": str(err)}
+        else:
+            print(f"unknown benchmark {name}", file=sys.stderr)
+            return 2
+        print(f"{name} ({time.perf_counter() - t:.0f} s): {res}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
