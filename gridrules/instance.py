@@ -6,6 +6,7 @@ tokens, assigns the reader's named values, runs `init`, and packs the initial st
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -99,19 +100,19 @@ class Instance:
         """Dynamic values -> state words. A cell off the board cannot be stored: that is a rule error."""
         big = 0
         lay = self.layout
+        codes: dict[str, list[int]] = {}  # each layer's cell codes, worked out once for all its planes
         for plane in lay.planes:
-            layer = v[plane.layer]
-            bits = 0
-            b = plane.bit
-            for i, x in enumerate(layer):
+            if plane.layer not in codes:
                 try:
-                    code = self.code(plane.layer, x)
+                    codes[plane.layer] = [self.code(plane.layer, x) for x in v[plane.layer]]
                 except ValueError:
                     raise RuleRuntimeError(
                         f"layer `{plane.layer}` would be stored holding a cell outside the {self.rows}x{self.cols} "
                         "board", span, "add `require on_board(...)` before the end of the action") from None
-                if (code >> b) & 1:
-                    bits |= 1 << i
+            b = plane.bit
+            # the plane's bits as a binary numeral, cell 0 last: linear in the cells (OR-ing bit after bit into
+            # one big int is quadratic, minutes on a 1000x1000 board)
+            bits = int("".join("1" if c >> b & 1 else "0" for c in reversed(codes[plane.layer])), 2)
             big |= bits << (64 * plane.word)
         for slot in lay.slots:
             x = v[slot.name]
@@ -124,13 +125,10 @@ class Instance:
                     f"`{slot.name}` would be stored holding a cell outside the {self.rows}x{self.cols} board",
                     span, "add `require on_board(...)` before the end of the action") from None
             big |= c << (64 * slot.word + slot.shift)
-        mask = (1 << 64) - 1
-        return tuple((big >> (64 * k)) & mask for k in range(lay.words))
+        return struct.unpack(f"<{lay.words}Q", big.to_bytes(8 * lay.words, "little"))  # (linear: no shift per word)
 
     def unpack(self, words: tuple[int, ...]) -> dict:
-        big = 0
-        for k, w in enumerate(words):
-            big |= w << (64 * k)
+        big = int.from_bytes(struct.pack(f"<{len(words)}Q", *words), "little")
         out: dict = {}
         lay = self.layout
         n = self.rows * self.cols
@@ -139,10 +137,11 @@ class Instance:
             bits = (big >> (64 * plane.word)) & ((1 << n) - 1)
             cur = codes.setdefault(plane.layer, [0] * n)
             if bits:
-                b = plane.bit
-                for i in range(n):
-                    if (bits >> i) & 1:
-                        cur[i] |= 1 << b
+                one = 1 << plane.bit
+                # the bits as a binary numeral, read from cell 0 (linear; a shift per cell is quadratic)
+                for i, ch in enumerate(reversed(format(bits, f"0{n}b"))):
+                    if ch == "1":
+                        cur[i] |= one
         for name, cur in codes.items():
             out[name] = [self.decode(name, c) for c in cur]
         for name in self.dims:
@@ -293,11 +292,11 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
 
     # the legend: each token of the level means some assignments at its cell
     entries = sorted(fmt.legend, key=lambda e: {"one": 0, "range": 1, "any": 2}[e.kind])
-    procs = [(e, const.procedure(e.proc)) for e in entries]
+    procs = [(e, const.procedure(e.proc), _plain_store(e.proc, doms)) for e in entries]
     for r in range(rows):
         for c in range(cols):
             tok = raw.tokens[r][c]
-            for entry, proc in procs:
+            for entry, proc, plain in procs:
                 ok, value = entry.matches(tok)
                 if ok:
                     break
@@ -308,6 +307,13 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                 if not isinstance(tok, str):
                     hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
                 raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
+            if plain is not None and all(len(x) == 2 or x[1] <= value <= x[2] for x in plain):
+                for x in plain:  # (a value outside a layer's domain runs the entry, which reports it)
+                    if len(x) == 2:
+                        v[x[0]] = x[1]
+                    else:
+                        v[x[0]][r * cols + c] = value
+                continue
             try:
                 proc(v, (), (r, c), value)
             except Abort as a:
@@ -358,6 +364,23 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                          f"it is set by the `init` block at {init}" if init else None) from None
     object.__setattr__(inst, "initial", words)
     return inst
+
+
+def _plain_store(proc: ir.Procedure, doms: dict) -> tuple | None:
+    """How to run a legend entry without the interpreter (a million times on a large board), when all it does is
+    store the token's value in int layers and constants in globals (`* : tile = value; judge = true`): a tuple
+    of (layer, lo, hi) and (global, value) stores, () for `pass`. None for anything else: it runs."""
+    out = []
+    for s in proc.body:
+        if (isinstance(s, ir.SetLayer) and isinstance(s.where, ir.Here) and isinstance(s.value, ir.TokenValue)
+                and doms[s.layer].kind == "int"):
+            out.append((s.layer, doms[s.layer].lo, doms[s.layer].hi))
+        elif (isinstance(s, ir.SetGlobal) and isinstance(s.value, ir.Const)
+              and doms[s.name].kind in ("bool", "enum", "dir")):
+            out.append((s.name, s.value.value))
+        else:
+            return None
+    return tuple(out)
 
 
 def _legend_key(e: ir.LegendInfo) -> str:
