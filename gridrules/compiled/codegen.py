@@ -1195,7 +1195,8 @@ def chain_code(low: Lowering, rules) -> str:
     o("    step = min(step, P[j, 3])")
     o("m = 0")
     o("nt = 0")
-    o("ng = 0")
+    if leaves:
+        o("ng = 0")
     o("for j in range(n):")
     o.indent()
     o("k, i, d, due = P[j, 0], P[j, 1], P[j, 2], P[j, 3]")

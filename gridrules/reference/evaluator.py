@@ -685,7 +685,7 @@ class Compiler:
                     self.defs[kinds[k][2]](f, [board.cell(i), stops[i, k]])
                     take()
                 if self.trace is not None:  # the step done: where particles fly, and the state
-                    self.trace.append((step, [(p[1], p[2]) for p in flying if p[3] > step],
+                    self.trace.append((step, [(p[1], p[2]) for p in flying],
                                        {n: list(x) if isinstance(x, list) else x for n, x in v.items()
                                         if isinstance(n, str)}))
         finally:
