@@ -307,12 +307,11 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                 if not isinstance(tok, str):
                     hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
                 raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
-            if plain is not None and all(len(x) == 2 or x[1] <= value <= x[2] for x in plain):
-                for x in plain:  # (a value outside a layer's domain runs the entry, which reports it)
-                    if len(x) == 2:
-                        v[x[0]] = x[1]
-                    else:
-                        v[x[0]][r * cols + c] = value
+            if plain is not None and all(lo <= value <= hi for _, lo, hi in plain[0]):
+                for name, _, _ in plain[0]:  # (a value outside a layer's domain runs the entry, which reports it)
+                    v[name][r * cols + c] = value
+                for name, x in plain[1]:
+                    v[name] = x
                 continue
             try:
                 proc(v, (), (r, c), value)
@@ -368,19 +367,20 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
 
 def _plain_store(proc: ir.Procedure, doms: dict) -> tuple | None:
     """How to run a legend entry without the interpreter (a million times on a large board), when all it does is
-    store the token's value in int layers and constants in globals (`* : tile = value; judge = true`): a tuple
-    of (layer, lo, hi) and (global, value) stores, () for `pass`. None for anything else: it runs."""
-    out = []
+    store the token's value in int layers and constants in globals (`* : tile = value; judge = true`): the
+    layers, as (name, lo, hi), and the globals, as (name, value); both empty for `pass`. None for anything else:
+    it runs. (Layers and globals have different names: storing the layers first changes nothing.)"""
+    layers, globals_ = [], []
     for s in proc.body:
         if (isinstance(s, ir.SetLayer) and isinstance(s.where, ir.Here) and isinstance(s.value, ir.TokenValue)
                 and doms[s.layer].kind == "int"):
-            out.append((s.layer, doms[s.layer].lo, doms[s.layer].hi))
+            layers.append((s.layer, doms[s.layer].lo, doms[s.layer].hi))
         elif (isinstance(s, ir.SetGlobal) and isinstance(s.value, ir.Const)
               and doms[s.name].kind in ("bool", "enum", "dir")):
-            out.append((s.name, s.value.value))
+            globals_.append((s.name, s.value.value))
         else:
             return None
-    return tuple(out)
+    return layers, globals_
 
 
 def _legend_key(e: ir.LegendInfo) -> str:

@@ -18,9 +18,13 @@ import re
 from .. import ir
 from ..instance import Instance
 from ..layout import bits_for
-from ..reference.evaluator import MAX_FLIGHT, particle_timing, queue_room
+from ..reference.evaluator import MAX_FLIGHT, particle_gap, queue_room
 
 NONE = -(1 << 40)
+# The work row `ab` (system._work): flags in ab[0:QUEUE]; with particles, ab[QUEUE] counts the particles queued,
+# ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
+# queue lies the chain reaction's scratch (chain_code).
+QUEUE = 5
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
                "FULL": "BM[0]", "NOT_LEFT": "BM[1]", "NOT_RIGHT": "BM[2]"}  # (all cells; masks for shifts)
@@ -811,22 +815,22 @@ class Lowering:
         o("return " + (", ".join(v) if isinstance(v, tuple) else str(v)))
 
     def s_Emit(self, s, o, ctx):
-        """Queue the particles in `ab` (its length at ab[5], its room at ab[6], then kind, cell, direction
-        each); outside a chain, run the chain on them (`_chain`, see `chain_code`)."""
+        """Queue the particles in `ab` (see QUEUE); outside a chain, run the chain on them (`_chain`, see
+        `chain_code`)."""
         i = self.cell_index(o, self.ex(s.cell, o, ctx), "emitting particles", s.span)
         dirs = [self._snap(self.ex(s.dir, o, ctx), o)] if s.dir is not None else ["0", "1", "2", "3"]
         if not ctx.get("chain"):
-            o("ab[5] = 0")
-        o(f"if ab[5] + {len(dirs)} > ab[6]:")
+            o(f"ab[{QUEUE}] = 0")
+        o(f"if ab[{QUEUE}] + {len(dirs)} > ab[{QUEUE + 1}]:")
         o.indent()
         room = queue_room(self.inst.rows * self.inst.cols)
         o(self.fault(f"a def emitted more than {room:,} particles at once", s.span))
         o.dedent()
         for d in dirs:
             q = self.t("q")
-            o(f"{q} = 7 + 3 * ab[5]")
+            o(f"{q} = {QUEUE + 2} + 3 * ab[{QUEUE}]")
             o(f"ab[{q}], ab[{q} + 1], ab[{q} + 2] = {s.particle}, {i}, {d}")
-            o("ab[5] += 1")
+            o(f"ab[{QUEUE}] += 1")
         if not ctx.get("chain"):
             o(f"if not _chain({', '.join(self.state)}, SL, SG, BM, ab):")
             o.indent()
@@ -983,28 +987,22 @@ def _state_code(low: Lowering) -> str:
         dom = inst.doms[name]
         lo = dom.lo if dom.kind == "int" else 0
         at = HEADER + 2 * li  # first plane's word, bits per cell
-        if dom.kind != "cell":
+        if dom.kind != "cell":  # bits per cell fixed by the domain
             _planes_code(li, lo, at, bits_for(dom.count), dec, enc)
             continue
+        # a cell layer holds codes up to the cell count: its bits per cell are known at run time
         for o in (dec, enc):
-            o(f"p, nb = SG[{at}], SG[{at + 1}]" if dom.kind == "cell" else f"p = SG[{at}]")
+            o(f"p, nb = SG[{at}], SG[{at + 1}]")
             o("for i in range(N):")
             o.indent()
             o("w, b = p + (i >> 6), np.uint64(i & 63)")
-        enc(f"x = np.uint64(D[{li}, i] - {lo})")
-        if dom.kind == "cell":  # codes up to the cell count: bits per cell known at run time
-            dec("x = np.uint64(0)")
-            dec("for q in range(nb):")
-            dec("    x |= ((s[w + q * K] >> b) & np.uint64(1)) << np.uint64(q)")
-            dec(f"D[{li}, i] = np.int64(x) + {lo}")
-            enc("for q in range(nb):")
-            enc("    out[w + q * K] |= ((x >> np.uint64(q)) & np.uint64(1)) << b")
-        else:  # bits per cell fixed by the domain: unrolled
-            nbits = bits_for(dom.count)
-            bits = " | ".join(f"(((s[w + {q} * K] >> b) & np.uint64(1)) << np.uint64({q}))" for q in range(nbits))
-            dec(f"D[{li}, i] = np.int64({bits}) + {lo}")
-            for q in range(nbits):
-                enc(f"out[w + {q} * K] |= ((x >> np.uint64({q})) & np.uint64(1)) << b")
+        enc(f"x = np.uint64(D[{li}, i])")
+        dec("x = np.uint64(0)")
+        dec("for q in range(nb):")
+        dec("    x |= ((s[w + q * K] >> b) & np.uint64(1)) << np.uint64(q)")
+        dec(f"D[{li}, i] = np.int64(x)")
+        enc("for q in range(nb):")
+        enc("    out[w + q * K] |= ((x >> np.uint64(q)) & np.uint64(1)) << b")
         for o in (dec, enc):
             o.dedent()
     slot_at = HEADER + 2 * len(low.dyn_layers)
@@ -1163,13 +1161,12 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
 
 def chain_code(low: Lowering, rules) -> str:
     """_chain: the chain reaction of the particles queued in `ab`, run to its end (False: it would not end), as
-    the reference backend's Compiler.chain says (its docstring is the specification). In flight: rows of P (kind, cell, direction,
-    the step it next enters a cell); stops are counted per (cell, kind) in HK, the keys touched listed in T."""
+    the reference backend's Compiler.chain says (its docstring is the specification). In flight: rows of P
+    (kind, cell, direction, the step it next enters a cell); stops are counted per (cell, kind) in HK, the keys
+    touched listed in T."""
     game = low.game
     nk = len(game.particles)
-    # steps between the cells a particle enters: 2 under `half` timing (it crosses a cell's centre between
-    # two edges), 1 under `unit`
-    gaps = [2 if particle_timing(rules, p) == "half" else 1 for p in game.particles]
+    gaps = [particle_gap(rules, p) for p in game.particles]
     leaves = any(p.leave for p in game.particles)
     parts = [f"GAP = np.array({gaps}, np.int64)"]
     for k, p in enumerate(game.particles):  # each kind's stop condition at cell i
@@ -1180,11 +1177,12 @@ def chain_code(low: Lowering, rules) -> str:
     o = Out()
     # scratch in `ab` after the queue (system._work): stops per (cell, kind), zero between chains; the keys
     # touched in a step; the particles in flight (moved to a bigger array only if they outgrow it)
-    o("hk = 7 + 3 * ab[6]")
+    o(f"room = ab[{QUEUE + 1}]")
+    o(f"hk = {QUEUE + 2} + 3 * room")
     o(f"HK = ab[hk:hk + N * {nk}]")
     o(f"T = ab[hk + N * {nk}:hk + 2 * N * {nk}]")
-    o(f"P = ab[hk + 2 * N * {nk}:hk + 2 * N * {nk} + 4 * ab[6]].reshape((ab[6], 4))")
-    o("P, n = rt.take_emitted(ab, P, 0, 1)")
+    o(f"P = ab[hk + 2 * N * {nk}:hk + 2 * N * {nk} + 4 * room].reshape((room, 4))")
+    o(f"P, n = rt.take_emitted(ab, {QUEUE}, P, 0, 1)")
     if leaves:
         o("G = np.empty((16, 3), np.int64)")
     o("moves = 0")
@@ -1247,7 +1245,7 @@ def chain_code(low: Lowering, rules) -> str:
             if p.leave:
                 o(f"if k == {k}:")
                 o(f"    {low.def_name(p.leave, ctx)}(i // COLS, i % COLS, d, D, g, SL, SG, BM, ab)")
-        o("P, n = rt.take_emitted(ab, P, n, step + 1)")
+        o(f"P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
         o.dedent()
     o("if nt > 1:")
     o("    T[:nt].sort()")
@@ -1260,7 +1258,7 @@ def chain_code(low: Lowering, rules) -> str:
     for k, p in enumerate(game.particles):
         o(f"{'if' if k == 0 else 'elif'} k == {k}:")
         o(f"    {low.def_name(p.hit, ctx)}(i // COLS, i % COLS, count, D, g, SL, SG, BM, ab)")
-    o("P, n = rt.take_emitted(ab, P, n, step + 1)")
+    o(f"P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
     o.dedent()
     o.dedent()
     o("return True")
@@ -1295,7 +1293,7 @@ def _prefilter_code(ai: int, steps, cols: dict[int, int], args: list[str], o: Ou
             o(f"if {memo}[{q}] == 0:")
             o.indent()
             o("ab[0] = 0")
-            o(f"ab[1] = m")
+            o("ab[1] = m")
             if side:
                 o(f"V{ai}_{k}{side}[{q}] = pre_{ai}_{k}{side}({call})")
                 o(f"{memo}[{q}] = 2 if ab[0] != 0 else 1")

@@ -45,10 +45,11 @@ def copy_state(D0, g0, D, g):
 
 
 @njit(cache=True)
-def take_emitted(ab, P, n, start):
-    """Move the particles queued in `ab` (count at ab[5], then from ab[7] kind, cell, direction each) into rows
-    n.. of P, each to enter its first cell at step `start`; P grows when full. Returns P and its new row count."""
-    q = ab[5]
+def take_emitted(ab, at, P, n, start):
+    """Move the particles queued in `ab` (count at ab[at], then from ab[at + 2] kind, cell, direction each) into
+    rows n.. of P, each to enter its first cell at step `start`; P grows when full. Returns P and its new row
+    count."""
+    q = ab[at]
     if n + q > P.shape[0]:
         bigger = np.empty((max(2 * P.shape[0], n + q), P.shape[1]), np.int64)
         for j in range(n):
@@ -56,9 +57,10 @@ def take_emitted(ab, P, n, start):
                 bigger[j, x] = P[j, x]
         P = bigger
     for j in range(q):
-        P[n, 0], P[n, 1], P[n, 2], P[n, 3] = ab[7 + 3 * j], ab[8 + 3 * j], ab[9 + 3 * j], start
+        e = at + 2 + 3 * j
+        P[n, 0], P[n, 1], P[n, 2], P[n, 3] = ab[e], ab[e + 1], ab[e + 2], start
         n += 1
-    ab[5] = 0
+    ab[at] = 0
     return P, n
 
 

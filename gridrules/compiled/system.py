@@ -13,7 +13,7 @@ import numpy as np
 
 from . import cache_dir
 from .. import ir
-from .codegen import Unsupported, generate, header_values, queue_room
+from .codegen import QUEUE, Unsupported, generate, header_values, queue_room
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
@@ -210,8 +210,8 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
     while searching; 0 to list every legal move) and whether the move being made ran `safe`. With particles (of
-    `particles` kinds) then the queue of particles emitted and not yet flying (its length, its room, then kind,
-    cell, direction each), and the chain reaction's scratch (codegen.chain_code)."""
+    `particles` kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and the chain
+    reaction's scratch (codegen.chain_code)."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -220,10 +220,16 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
     bm = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words).astype(np.uint64)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
-            np.array([0, 0, 0, 1, 0] + (_chain_scratch(cells, particles) if particles else []), np.int64))
+            np.array(_FLAGS + (_chain_scratch(cells, particles) if particles else []), np.int64))
+
+
+_FLAGS = [0, 0, 0, 1, 0]  # ab[0:QUEUE], as the docstring above says
+assert len(_FLAGS) == QUEUE
 
 
 def _chain_scratch(cells: int, kinds: int) -> list[int]:
+    """The particle queue (codegen.QUEUE) and the chain's scratch (codegen.chain_code): stop counts and touched
+    keys per cell and kind, and rows of 4 for the particles in flight."""
     room = queue_room(cells)
     return [0, room] + [0] * (3 * room + 2 * cells * kinds + 4 * room)
 

@@ -49,11 +49,13 @@ def queue_room(cells: int) -> int:
     return min(4 * cells + 60, 1 << 16)
 
 
-def particle_timing(c: "Compiler", p: ir.ParticleInfo) -> str:
-    """A particle kind's timing model for this instance: `half` or `unit` (a parameter may choose it)."""
-    if isinstance(p.timing, str):
-        return p.timing
-    return c.game.enum_values(p.timing.ty.name)[c.expr(p.timing)(Frame({}, 0))]
+def particle_gap(c: "Compiler", p: ir.ParticleInfo) -> int:
+    """Steps between the cells a particle of this kind enters, in this instance: 2 under `half` timing (it
+    crosses a cell's centre between two edges), 1 under `unit` (a parameter may choose the timing)."""
+    timing = p.timing
+    if not isinstance(timing, str):
+        timing = c.game.enum_values(timing.ty.name)[c.expr(timing)(Frame({}, 0))]
+    return 2 if timing == "half" else 1
 
 
 def iter_bits(mask: int):
@@ -632,8 +634,8 @@ class Compiler:
     def kinds(self):
         """Per particle kind: (steps between the cells it enters, its stop condition at a cell, hit, leave)."""
         if self._kinds is None:
-            self._kinds = [(2 if particle_timing(self, p) == "half" else 1, self._at_each(self.expr(p.stop)),
-                            p.hit, p.leave) for p in self.game.particles]
+            self._kinds = [(particle_gap(self, p), self._at_each(self.expr(p.stop)), p.hit, p.leave)
+                           for p in self.game.particles]
         return self._kinds
 
     def chain(self, f, new, span):

@@ -227,26 +227,27 @@ class ReferenceSystem:
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
 
-    def trace(self, state, move: str) -> list[tuple]:
-        """Every step of the chain reactions `move` sets off: (step, [(cell, dir) of each particle flying on],
-        the values of the state when the step is done). Empty when the move is not legal here."""
+    def _recorded(self, hook: str, state, move: str) -> list:
+        """What the interpreter appends to its list `hook` (`paths`, `trace`) while `move` alone is made; empty
+        when the move is not legal here."""
         only = {i for i, (text, *_) in enumerate(self.moves) if text == move}
-        self.compiler.trace = steps = []
+        found: list = []
+        setattr(self.compiler, hook, found)
         try:
             if not any(text == move for text, _, _ in self.successors(state, only, every=True)):
                 return []
         finally:
-            self.compiler.trace = None
-        return steps
+            setattr(self.compiler, hook, None)
+        return found
+
+    def trace(self, state, move: str) -> list[tuple]:
+        """Every step of the chain reactions `move` sets off: (step, [(cell, dir) of each particle flying on],
+        the values of the state when the step is done). Empty when the move is not legal here."""
+        return self._recorded("trace", state, move)
 
     def paths(self, state, move: str) -> list[list]:
         """The paths (corner cells, from the first end to the other) that `path(...)` found between two of the
         move's own cells while `move` was made — what a player is shown for a Lianliankan pair, say."""
-        self.compiler.paths = found = []
-        try:
-            if self.step(state, move) is None:
-                return []
-        finally:
-            self.compiler.paths = None
+        found = self._recorded("paths", state, move)
         cells = {a for text, _, args, *_ in self.moves if text == move for a in args if isinstance(a, tuple)}
         return [p for p in found if p[0] in cells and p[-1] in cells]
