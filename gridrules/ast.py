@@ -386,6 +386,12 @@ class HeuristicDecl(Node):
 
 
 @dataclass(frozen=True)
+class ScoreDecl(Node):
+    body: tuple[Stmt, ...]  # an expression form becomes one Return
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class LegendEntry(Node):
     """Which level tokens an entry matches: one ('x'), a range ('a'..'z') or any ('*')."""
 
@@ -404,7 +410,7 @@ class LevelDecl(Node):
 
 
 Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | ParticleDecl | DefDecl | ActionDecl | InitDecl
-        | GoalDecl | FailDecl | LimitDecl | HeuristicDecl | LevelDecl)
+        | GoalDecl | FailDecl | LimitDecl | HeuristicDecl | ScoreDecl | LevelDecl)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ class Scope:
     writes: bool = False
     rejects: bool = False  # a `require` was seen (directly or in a called def)
     calls: set = field(default_factory=set)
+    title: str = ""  # how messages name a heuristic-kind scope: "a heuristic" or "the score"
+
+    @property
+    def what(self) -> str:
+        return self.title or {"heuristic": "a heuristic", "pred": "a condition", "legend": "a legend"}.get(
+            self.kind, "a condition")
 
     def lookup(self, name):
         for d in reversed(self.names):
@@ -555,8 +561,7 @@ class Checker:
         if proc.can_reject:
             sc.rejects = True
             if sc.kind in ("heuristic", "pred"):
-                self.error(f"`{d.name}` can reject a move (it has a `require`), so it cannot be used in a "
-                           f"{'heuristic' if sc.kind == 'heuristic' else 'condition'}", e)
+                self.error(f"`{d.name}` can reject a move (it has a `require`), so it cannot be used in {sc.what}", e)
         sc.calls.add(d.name)
         return ir.CallDef(proc.returns, d.name, tuple(args), e.span)
 
@@ -607,7 +612,7 @@ class Checker:
             return [done] if isinstance(done, ir.Stmt) else []
         if isinstance(s, A.Require):
             if sc.kind in ("heuristic",):
-                self.error("`require` is not allowed in a heuristic", s)
+                self.error(f"`require` is not allowed in {sc.what}", s)
             c = self.expr(s.cond, sc)
             sc.rejects = True
             if not _same(c.ty, BOOL):
@@ -615,7 +620,7 @@ class Checker:
             return [ir.Require(c, s.message, s.span)]
         if isinstance(s, A.Return):
             if sc.kind not in ("def", "heuristic"):
-                self.error("`return` is only allowed in a def or a heuristic", s)
+                self.error("`return` is only allowed in a def, a heuristic or the score", s)
             v = self.expr(s.value, sc)
             sc.returns.append((v.ty, s))
             return [ir.Return(v, s.span)]
@@ -660,8 +665,7 @@ class Checker:
                        did_you_mean(s.particle, self.particles) or "declare it with `particle NAME:`")
             return []
         if sc.kind in ("heuristic", "pred", "legend"):
-            where = {"heuristic": "a heuristic", "pred": "a condition", "legend": "a legend"}[sc.kind]
-            self.error(f"`emit` changes the state, so it cannot be used in {where}", s)
+            self.error(f"`emit` changes the state, so it cannot be used in {sc.what}", s)
         sc.writes = True
         if len(s.args) not in (1, 2):
             self.error(f"`emit {s.particle}(...)` takes a cell and optionally a direction, got {len(s.args)} "
@@ -858,7 +862,7 @@ class Checker:
 
     def _may_write(self, name, static, s, sc):
         if sc.kind in ("heuristic", "pred", "const", "when"):
-            self.error(f"`{name}` cannot be changed in a {'heuristic' if sc.kind == 'heuristic' else 'condition'}", s)
+            self.error(f"`{name}` cannot be changed in {sc.what}", s)
         elif static and sc.kind not in ("init", "legend"):
             self.error(f"`{name}` is static (part of the level) and can only be set in `init` or a legend", s)
         sc.writes = True
@@ -968,6 +972,7 @@ class Checker:
         actions, heuristics, goals, fails, formats = [], [], [], [], []
         init = None
         limit = None
+        score = None
         pred_slots = 0
         for d in self.rf.decls:
             if isinstance(d, A.ActionDecl):
@@ -984,6 +989,20 @@ class Checker:
                                "end it with a `return`, or give every `if` an `else` that returns")
                 heuristics.append(ir.HeuristicInfo(ir.Procedure(d.name, (), body, sc.nslots, INT, False, span=d.span),
                                                    d.admissible))
+            elif isinstance(d, A.ScoreDecl):
+                if score is not None:
+                    first = next(x for x in self.rf.decls if isinstance(x, A.ScoreDecl))
+                    self.error(f"duplicate `score` (the first is on line {first.span.line if first.span else '?'})",
+                               self.at_word(d, "score"), "a game has one score; add its parts in one expression")
+                sc = Scope("heuristic", title="the score")
+                body = self.block(d.body, sc, new_scope=False)
+                ret = self._returns(sc, d, "the score")
+                if ret not in (INT, ERR, VOID):
+                    self.error(f"the score must be an int, not {ret}", next(r.value for t, r in sc.returns if t == ret))
+                if not _always_returns(d.body):
+                    self.error("the score does not return a value on every path", self.at_word(d, "score"),
+                               "end it with a `return`, or give every `if` an `else` that returns")
+                score = ir.Procedure("score", (), body, sc.nslots, INT, False, span=d.span)
             elif isinstance(d, (A.GoalDecl, A.FailDecl)):
                 sc = Scope("pred")
                 c = self.expr(d.cond, sc)
@@ -1038,7 +1057,7 @@ class Checker:
             bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs),
             actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
-            formats=tuple(formats), predicates_nlocals=pred_slots)
+            formats=tuple(formats), predicates_nlocals=pred_slots, score=score)
 
     def _action(self, d: A.ActionDecl) -> ir.ActionInfo:
         sc = Scope("action")

@@ -152,20 +152,25 @@ def _algorithm_option(f):
     names = list(_algorithms())
     return click.option(
         "--algorithm", "-a", type=click.Choice(names), default=None,
-        help="Search algorithm. Default: `astar` when the rules declare an admissible heuristic (or --heuristic "
-             "is given), else `bfs`; both prove their solutions optimal (astar only while its heuristic is "
-             "admissible). " + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
+        help="Search algorithm. Default: `anytime` when the rules declare a `score` (the only one that ranks by "
+             "it), else `astar` when they declare an admissible heuristic (or --heuristic is given), else `bfs`; "
+             "both prove their solutions optimal (astar only while its heuristic is admissible). " + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
+
+
+ANYTIME_SECONDS = 10.0  # the anytime search's time limit when --time-limit does not say
 
 
 def _budget_options(f):
     f = click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Stop after holding (bfs, astar) or visiting (idastar, iddfs) N states (exit 3).")(f)
+                     help="Stop after holding (bfs, astar) or visiting (idastar, iddfs) N states (exit 3); "
+                          "anytime keeps at most N states waiting, shedding the worse half beyond (default 100000).")(f)
     f = click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-                     help="Stop each level's search after this many seconds (exit 3).")(f)
+                     help="Stop each level's search after this many seconds (exit 3). The anytime search stops after "
+                          f"{ANYTIME_SECONDS:g} s unless told, and answers with the best solution found (exit 0).")(f)
     f = click.option("--heuristic", metavar="NAME", default=None,
                      help="Use only this heuristic of the rules. One not declared `admissible` may be faster but "
                           "its solutions are not claimed optimal. Default: every admissible heuristic "
-                          "(their maximum).")(f)
+                          "(their maximum); for anytime, the first heuristic the rules declare.")(f)
     return _algorithm_option(f)
 
 
@@ -224,9 +229,27 @@ def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
 
 
 def _default_algorithm(game: ir.Game, heuristic: str | None) -> str:
+    if game.score is not None:
+        return "anytime"  # the only search that ranks solutions by score
     if heuristic is not None or any(h.admissible for h in game.heuristics):
         return "astar"
     return "bfs"
+
+
+def _search_plan(game: ir.Game, algorithm: str | None, heuristic: str | None,
+                 time_limit: float | None) -> tuple[str, str | None, float | None]:
+    """(algorithm, heuristic, time limit) for a game: the defaults filled in; a UsageError for a search that
+    cannot answer this game's question."""
+    algo = algorithm or _default_algorithm(game, heuristic)
+    if game.score is not None and algo != "anytime":
+        raise UsageError(f"`{game.name}` ranks solutions by its score; {algo} finds the cheapest solution, not the "
+                         "best-scored one: use --algorithm anytime")
+    if algo == "anytime":
+        if heuristic is None and game.heuristics:
+            heuristic = game.heuristics[0].name  # the rules' first heuristic guides it
+        if time_limit is None:
+            time_limit = ANYTIME_SECONDS
+    return algo, heuristic, time_limit
 
 
 def _heuristic_label(system, algorithm: str, heuristic: str | None) -> str | None:
@@ -251,7 +274,7 @@ class _Progress:
         self.live = None
         self.spinner = None
         self.shown = False
-        self.bound_word = "bound" if _algorithms()[algorithm].uses_heuristic else "depth"
+        self.bound_word = "bound" if algorithm in ("astar", "idastar") else "depth"
 
     def text(self, stats) -> str:
         rate = stats.expanded / stats.seconds if stats.seconds > 0 else 0.0
@@ -311,6 +334,8 @@ def verify(system, sol) -> tuple[bool, str | None]:
         return False, f"its {len(sol.moves)} moves do not end in a goal"
     if total != sol.cost:
         return False, f"its moves cost {total}, the solver said {sol.cost}"
+    if sol.score is not None and ref.score(state) != sol.score:
+        return False, f"it ends with a score of {ref.score(state)}, the solver said {sol.score}"
     limit = ref.inst.limit
     if limit is not None and total > limit:
         return False, f"its cost {total} is over the rules' limit {limit}"
@@ -332,12 +357,18 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
     from . import api
     from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, solve
 
+    algo, heuristic, time_limit = _search_plan(inst.game, algorithm, heuristic, time_limit)
     system = api.system(inst, backend, heuristic, notice=_compile_notice)
-    algo = algorithm or _default_algorithm(inst.game, heuristic)
     label = f"{inst.level}: " if count > 1 else ""
     reporter = _Progress(label, algo, progress)
+
+    def improved(sol) -> None:  # an anytime search found a better solution
+        _stderr_console().print(f"[dim]{label}better after {sol.stats.seconds:.2f} s: {_summary(sol, False)}[/dim]",
+                                highlight=False)
+
     budget = Budget(time_limit=time_limit, max_states=max_states, max_cost=inst.limit,
-                    progress=reporter if progress else None, admissible=system.admissible)
+                    progress=reporter if progress else None, admissible=system.admissible,
+                    improved=improved)
     try:
         native = getattr(system, "search", None)  # a backend's own (native) search, where it has one
         sol = native(algo, budget) if native is not None else None
@@ -365,11 +396,17 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _summary(sol) -> str:
-    """`28 moves (optimal)`, `30 moves, cost 28 (not proven optimal)`."""
+def _summary(sol, verdict: bool = True) -> str:
+    """`28 moves (optimal)`, `30 moves, cost 28 (not proven optimal)`, `7 moves, score 12 (not proven best)`."""
     text = _count(len(sol.moves), "move")
     if sol.cost != len(sol.moves):
         text += f", cost {sol.cost}"
+    if sol.score is not None:
+        text += f", score {sol.score}"
+    if not verdict:
+        return text
+    if sol.score is not None:
+        return text + (" (proven best)" if sol.optimal else " (not proven best)")
     return text + (" (optimal)" if sol.optimal else " (not proven optimal)")
 
 
@@ -401,6 +438,7 @@ def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
         "index": out.index,
         "status": sol.status,
         "cost": sol.cost,
+        "score": sol.score,
         "length": None if sol.moves is None else len(sol.moves),
         "moves": None if sol.moves is None else list(sol.moves),
         "optimal": bool(sol.optimal),

@@ -441,6 +441,7 @@ class Game:
     heuristics: tuple[HeuristicInfo, ...]
     formats: tuple[LevelFormat, ...]
     predicates_nlocals: int = 0  # local slots used by goal / fail / cost / when expressions
+    score: Procedure | None = None  # what a solution is worth, read on its last state (higher is better)
 
     def enum_values(self, name: str) -> tuple[str, ...]:
         if name == "dir":

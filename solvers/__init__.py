@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .anytime import anytime
 from .astar import astar
 from .bfs import bfs
 from .iddfs import iddfs
@@ -16,6 +17,7 @@ from .protocol import (
     UNSOLVABLE,
     Budget,
     Move,
+    ScoredSystem,
     Solution,
     State,
     Stats,
@@ -40,6 +42,10 @@ ALGORITHMS: dict[str, Algorithm] = {
                          "iterative-deepening A*; little memory, optimal when h is admissible"),
     "iddfs": Algorithm("iddfs", iddfs, False,
                        "iterative deepening on cost; little memory, always proven optimal"),
+    "anytime": Algorithm("anytime", anytime, True,
+                         "best-first on the heuristic in bounded memory, finishing nearly solved states "
+                         "exhaustively; reports each better solution, ranks by score in games with one, "
+                         "proven best only when it saw every state"),
 }
 
 
@@ -55,7 +61,7 @@ def solve(system: TransitionSystem, algorithm: str = "astar",
 
 
 __all__ = [
-    "ALGORITHMS", "Algorithm", "BUDGET_EXHAUSTED", "Budget", "INTERRUPTED", "Move",
-    "SOLVED", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "astar",
+    "ALGORITHMS", "Algorithm", "BUDGET_EXHAUSTED", "Budget", "INTERRUPTED", "Move", "SOLVED",
+    "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime", "astar",
     "bfs", "iddfs", "idastar", "layer_counts", "perft", "solve",
 ]

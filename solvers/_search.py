@@ -82,12 +82,15 @@ class _Alarm:
 class Search:
     """One run of one algorithm: owns the Stats, checks the Budget, remembers the incumbent."""
 
-    def __init__(self, name: str, budget: Budget | None, system=None):
+    def __init__(self, name: str, budget: Budget | None, system=None, anytime: bool = False):
+        """anytime: running out of budget with a solution in hand is an answer (status solved, not optimal),
+        as an anytime search is meant to be stopped."""
         self.name = name
+        self.anytime = anytime
         # a system may say whether its heuristic is admissible; optimality claims follow it
         self.budget = budget if budget is not None else Budget(admissible=getattr(system, "admissible", True))
         self.stats = Stats()
-        self.best: tuple[tuple[Move, ...], int] | None = None
+        self.best: tuple[tuple[Move, ...], int, int | None] | None = None  # moves, cost, score
         self._start = time.perf_counter()
         limit = self.budget.time_limit
         self._deadline = None if limit is None else self._start + limit
@@ -157,30 +160,45 @@ class Search:
         limit = self.budget.max_cost
         return limit is not None and cost > limit
 
-    def offer(self, moves: tuple[Move, ...], cost: int) -> None:
-        """Remember a complete solution, so an interrupted search still returns one."""
+    def offer(self, moves: tuple[Move, ...], cost: int, score: int | None = None) -> bool:
+        """Remember a complete solution, so an interrupted search still returns one; whether it is better than
+        the one held (a higher score, or with no score or an equal one a lower cost)."""
         if self.over_cost(cost):
-            return
-        if self.best is None or cost < self.best[1]:
-            self.best = (tuple(moves), cost)
+            return False
+        if self.best is not None and not better(score, cost, self.best[2], self.best[1]):
+            return False
+        self.best = (tuple(moves), cost, score)
+        if self.budget.improved is not None:
+            self.stats.seconds = time.perf_counter() - self._start
+            self.budget.improved(self._finish(SOLVED, self.best[0], cost, False, score))
+        return True
 
     # -- results ---------------------------------------------------------------
-    def _finish(self, status: str, moves, cost, optimal: bool) -> Solution:
+    def _finish(self, status: str, moves, cost, optimal: bool, score: int | None = None) -> Solution:
         self.stats.seconds = time.perf_counter() - self._start
         return Solution(status=status, moves=moves, cost=cost, optimal=optimal,
-                        stats=self.stats, algorithm=self.name)
+                        stats=self.stats, algorithm=self.name, score=score)
 
-    def solved(self, moves: tuple[Move, ...], cost: int, optimal: bool) -> Solution:
-        """A solution; one costing 0 is optimal whatever the heuristic was."""
-        return self._finish(SOLVED, tuple(moves), cost, optimal or cost == 0)
+    def solved(self, moves: tuple[Move, ...], cost: int, optimal: bool, score: int | None = None) -> Solution:
+        """A solution; one costing 0 is optimal whatever the heuristic was (when nothing is scored)."""
+        return self._finish(SOLVED, tuple(moves), cost, optimal or (cost == 0 and score is None), score)
 
     def unsolvable(self) -> Solution:
         """The space (within max_cost) was exhausted: a proof, so optimal=True."""
         return self._finish(UNSOLVABLE, None, None, True)
 
     def _stopped(self, status: str) -> Solution:
-        moves, cost = self.best if self.best is not None else (None, None)
-        return self._finish(status, moves, cost, False)
+        moves, cost, score = self.best if self.best is not None else (None, None, None)
+        if self.anytime and status == BUDGET_EXHAUSTED and moves is not None:
+            status = SOLVED
+        return self._finish(status, moves, cost, False, score)
+
+
+def better(score_a: int | None, cost_a: int, score_b: int | None, cost_b: int) -> bool:
+    """Whether a solution (score_a, cost_a) beats (score_b, cost_b): a higher score, then a lower cost."""
+    if score_a != score_b and score_a is not None and score_b is not None:
+        return score_a > score_b
+    return cost_a < cost_b
 
 
 def path_to(parents: dict[Hashable, tuple[State, Move] | None], state: State) -> tuple[Move, ...]:

@@ -34,6 +34,16 @@ class TransitionSystem(Protocol):
         ...
 
 
+class ScoredSystem(TransitionSystem, Protocol):
+    """A system whose solutions are ranked by what they are worth, not by what they cost: the best solution ends
+    in the goal state of highest `score`; among those, the cheapest wins. A system says it is one with a true
+    attribute `scored`; only the `anytime` search ranks by score (the others minimise cost)."""
+
+    scored: bool
+
+    def score(self, state: State) -> int: ...
+
+
 SOLVED = "solved"
 UNSOLVABLE = "unsolvable"
 BUDGET_EXHAUSTED = "budget_exhausted"
@@ -67,6 +77,7 @@ class Solution:
     optimal: bool  # proven optimal
     stats: Stats
     algorithm: str = ""
+    score: int | None = None  # what the moves are worth, for a scored system (see ScoredSystem)
 
     @property
     def solved(self) -> bool:
@@ -88,4 +99,5 @@ class Budget:
     progress: Callable[[Stats], None] | None = None
     progress_every: float = 0.25
     admissible: bool = True  # whether system.heuristic is admissible (optimality claims depend on it)
+    improved: Callable[[Solution], None] | None = None  # hears each better solution an anytime search finds
     _start: float = field(default_factory=time.perf_counter, repr=False)

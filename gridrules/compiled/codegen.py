@@ -1153,6 +1153,8 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
                                   "return 0", None, state=("D0", "g0")))
     for hi, h in enumerate(game.heuristics):
         parts.append(low.function(f"h_{hi}", [], h.proc.body, "heuristic", "return 0", None))
+    if game.score is not None:
+        parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
     parts.append(_any_function(low, "_dead", game.fails))
     parts.append(_dispatch(low, game, steps))
@@ -1405,5 +1407,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     h_lines.append("    return best")
     goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
             "    return _goal(D, g, SL, SG, BM, ab)"]
+    score = ["@njit(HEURISTIC, cache=True)", "def score(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
+             "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]
     return (expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
-            + "\n".join(goal) + "\n")
+            + "\n".join(goal) + "\n\n\n" + "\n".join(score) + "\n")

@@ -123,6 +123,7 @@ class CompiledSystem:
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
         self.min_move_cost = min_move_cost(game, rules)
+        self.scored = game.score is not None
 
     def _statics(self, low):
         inst = self.inst
@@ -190,6 +191,10 @@ class CompiledSystem:
     def heuristic(self, state) -> int:
         return int(self._run(self.mod.heuristic, np.array(state, np.uint64), self.SL, self.SG,
                                   *self.work[2:]))
+
+    def score(self, state) -> int:
+        """What a solution ending in `state` is worth under the rules' `score` (higher is better); 0 without."""
+        return int(self._run(self.mod.score, np.array(state, np.uint64), self.SL, self.SG, *self.work[2:]))
 
     def search(self, algorithm: str, budget=None):
         """Run `algorithm` entirely in native code when there is a native version (else None)."""

@@ -141,6 +141,8 @@ class ReferenceSystem:
             self._h = [proc]
             self.admissible = adm
         self.min_move_cost = min_move_cost(game, c)
+        self._score = c.procedure(game.score) if game.score is not None else None
+        self.scored = self._score is not None
         by_text: dict[str, set[int]] = {}
         for i, (text, *_) in enumerate(self.moves):
             by_text.setdefault(text, set()).add(i)
@@ -200,6 +202,10 @@ class ReferenceSystem:
             return 0
         v = self.inst.values(state)
         return max(h(v) for h in self._h)
+
+    def score(self, state) -> int:
+        """What a solution ending in `state` is worth under the rules' `score` (higher is better); 0 without."""
+        return 0 if self._score is None else self._score(self.inst.values(state))
 
     def heuristic_values(self, state) -> dict[str, int]:
         v = self.inst.values(state)

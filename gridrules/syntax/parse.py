@@ -74,7 +74,7 @@ _TERMINALS = {
 }
 
 _KEYWORD_DECLS = ("game", "param", "enum", "layer", "global", "body", "particle", "def", "action", "init",
-                  "goal", "fail", "heuristic", "level", "limit")
+                  "goal", "fail", "heuristic", "score", "level", "limit")
 
 
 @functools.lru_cache(maxsize=None)
@@ -303,6 +303,13 @@ class _Build(Transformer):
         if not isinstance(body, tuple):
             body = (A.Return(body, body.span),)
         return A.HeuristicDecl(name, admissible, body, self._s(meta))
+
+    @v_args(meta=True)
+    def score(self, meta, items):
+        body = items[-1]
+        if not isinstance(body, tuple):
+            body = (A.Return(body, body.span),)
+        return A.ScoreDecl(body, self._s(meta))
 
     @v_args(meta=True)
     def level(self, meta, items):

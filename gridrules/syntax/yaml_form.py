@@ -20,6 +20,7 @@ Structure is YAML; expressions, types and statement blocks are strings in the DS
     fail:     EXPR  |  [EXPR, ...]
     limit:    EXPR  |  {cost: EXPR, when: EXPR}
     heuristics: {NAME: {admissible: BOOL, expr: EXPR}  |  {admissible: BOOL, body: STMTS}}
+    score:    EXPR  |  {body: STMTS}
     levels:   {FORMAT[, FORMAT...]: {TOKENS: LEGEND_STMTS}}
               # TOKENS: a character (`"#"`, `x`), a range (`a..z`), `"*"` (any token) or the DSL's quoted
               # spelling ("'*'" for a literal star); LEGEND_STMTS: simple statements, `;`- or line-separated
@@ -49,12 +50,12 @@ _ROLL_ENTRY = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*->\s*([A-Za-z_][A-Za-z_
 _DSL_TOKEN = re.compile(r"""("[^"\n]*"|'[^'\n]*')(?:\s*\.\.\s*("[^"\n]*"|'[^'\n]*'))?\Z""")
 
 SECTIONS = ("game", "title", "params", "enums", "layers", "globals", "bodies", "particles", "defs", "actions",
-            "init", "goal", "fail", "limit", "heuristics", "levels")
+            "init", "goal", "fail", "limit", "heuristics", "score", "levels")
 
 # `canonical` order; bodies are globals in the IR (their relative order matters), so they share a rank
 _RANK = {A.Game: 0, A.Param: 1, A.EnumDecl: 2, A.LayerDecl: 3, A.GlobalDecl: 4, A.BodyDecl: 4,
          A.ParticleDecl: 5, A.DefDecl: 6, A.ActionDecl: 7, A.InitDecl: 8, A.GoalDecl: 9, A.FailDecl: 10,
-         A.LimitDecl: 11, A.HeuristicDecl: 12, A.LevelDecl: 13}
+         A.LimitDecl: 11, A.HeuristicDecl: 12, A.ScoreDecl: 13, A.LevelDecl: 14}
 
 
 def canonical(rf: A.RuleFile) -> A.RuleFile:
@@ -497,6 +498,15 @@ class _Reader:
             else:
                 body = self.code(f["body"][1], "stmts", f"the body of {what}", f["body"][0])
             self.decls.append(A.HeuristicDecl(name, admissible, body, self.span(key)))
+
+    def s_score(self, k, v, top):
+        if isinstance(v, MappingNode):
+            f = self.fields(v, "`score`", ("body",), ("body",), k, "{body: return supply}")
+            body = self.code(f["body"][1], "stmts", "the body of `score`", f["body"][0])
+        else:
+            e = self.code(v, "expr", "`score`", k)
+            body = (A.Return(e, e.span),)
+        self.decls.append(A.ScoreDecl(body, self.span(k)))
 
     def s_levels(self, k, v, top):
         for key, val in [] if _kind(v) == "empty" else self.mapping(v, "`levels`", "grid: {'#': tile = wall}"):

@@ -39,7 +39,7 @@ def check_solution(system, solution, expected_cost, optimal=True):
 
 
 def test_registry():
-    assert NAMES == ["astar", "bfs", "idastar", "iddfs"]
+    assert NAMES == ["anytime", "astar", "bfs", "idastar", "iddfs"]
     for name, algorithm in ALGORITHMS.items():
         assert isinstance(algorithm, Algorithm) and algorithm.name == name
         assert algorithm.description
