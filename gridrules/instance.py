@@ -277,6 +277,10 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     for g in game.globals:
         doms[g.name] = resolve(g.domain, f"global `{g.name}`")
         default = const_value(g.default) if g.default is not None else doms[g.name].default()
+        dom = doms[g.name]
+        if dom.kind == "int" and not dom.lo <= default <= dom.hi:  # (both may depend on the parameters)
+            raise RuleError(f"global `{g.name}` would start at {default}, outside its domain {dom.lo}..{dom.hi} "
+                            "for this level", g.span, "check the parameters it is set from")
         if g.dims:
             shape = tuple(const_value(x) for x in g.dims)
             if any(s < 1 for s in shape):

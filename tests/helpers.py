@@ -116,7 +116,8 @@ def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs"
 
 
 def walk_and_compare(inst, seed, steps=25):
-    """A random walk on which both backends give the same moves (searched and legal), goals and heuristics."""
+    """A random walk on which both backends give the same moves (searched and legal), goals, heuristics and
+    scores."""
     ref, nat = system(inst, "reference"), system(inst, "compiled")
     rng = random.Random(seed)
     state = inst.initial
@@ -127,6 +128,7 @@ def walk_and_compare(inst, seed, steps=25):
         assert ref.legal_moves(state) == nat.legal_moves(state)
         assert ref.is_goal(state) == nat.is_goal(state)
         assert ref.heuristic(state) == nat.heuristic(state)
+        assert ref.scored == nat.scored and ref.score(state) == nat.score(state)
         if not a:
             break
         state = rng.choice(a)[1]

@@ -37,6 +37,7 @@ FLOODIT = "rulesets/floodit/floodit.grl"
 BLOXORZ = "rulesets/bloxorz/bloxorz.grl"
 LIANLIANKAN = "rulesets/lianliankan/lianliankan.grl"
 DROPS = "rulesets/drops/drops.grl"
+SPLASHBACK = "rulesets/splashback/splashback.grl"
 OWN = "tests/golden/levels/rules/"
 
 # level case -> (rule file, --param values, forced level format or None)
@@ -106,6 +107,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "drops_not_a_size": (DROPS, [], None),
     "drops_ragged": (DROPS, [], None),
     "drops_grid_unknown": (DROPS, [], "grid"),
+    "splashback_supply_over_hand": (SPLASHBACK, ["supply=120"], None),
 }
 
 LOCATED = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): ")
