@@ -571,6 +571,8 @@ def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> in
     click.echo("")
     if system.is_goal(state):
         extra = f", cost {total}" if total != len(moves) else ""
+        if getattr(system, "scored", False):
+            extra += f", score {system.score(state)}"
         click.echo(f"goal reached after {_count(len(moves), 'move')}{extra}")
         return EXIT_OK
     _error(f"{inst.level}: the goal is not reached after {_count(len(moves), 'move')}", prefix="")

@@ -17,7 +17,8 @@ Clauses of an expectation:
   param NAME=VALUE      a parameter override, as `--param NAME=VALUE` on the command line (repeatable)
   format NAME           force the level format instead of detecting it
   words N               the packed state has N 64-bit words
-  solver NAME           solve with this algorithm instead of bfs
+  score N               solved with this score, proven best (a game with a `score`)
+  solver NAME           solve with this algorithm instead of bfs (anytime for a game with a `score`)
   heuristic NAME        use this heuristic (the solver is then told whether it is admissible)
   error "TEXT"          compiling fails with a message containing TEXT
   warning "TEXT"        compiling warns with a message containing TEXT
@@ -90,7 +91,7 @@ def _clauses(text: str, line: int) -> list[tuple[str, str]]:
     out = []
     for part in _split(text):
         key, _, rest = part.strip().partition(" ")
-        if key not in ("cost", "unsolvable", "moves", "param", "format", "words", "solver", "heuristic", "error",
+        if key not in ("cost", "score", "unsolvable", "moves", "param", "format", "words", "solver", "heuristic", "error",
                        "warning", "level-error", "runtime-error", "twin"):
             raise AssertionError(f"docs/language.md:{line}: unknown expectation clause `{part.strip()}`")
         rest = rest.strip()
@@ -227,9 +228,12 @@ def _solve(ex: Example, run: Run, rule_path: Path, level_path: Path):
     costs = []
     for inst in insts:
         heuristic = _one(c, "heuristic")
+        scored = inst.game.score is not None
+        if scored and heuristic is None and inst.game.heuristics:
+            heuristic = inst.game.heuristics[0].name  # (as the command line guides the anytime search)
         system = api.system(inst, "reference", heuristic=heuristic)
         budget = solvers.Budget(max_cost=inst.limit, admissible=system.admissible)
-        algorithm = _one(c, "solver") or "bfs"
+        algorithm = _one(c, "solver") or ("anytime" if scored else "bfs")
         try:
             sol = solvers.solve(system, algorithm, budget)
         except RuleRuntimeError as err:
@@ -244,6 +248,9 @@ def _solve(ex: Example, run: Run, rule_path: Path, level_path: Path):
             continue
         assert sol.status == solvers.SOLVED, f"{where}: expected a solution, got {sol.status}"
         costs.append(sol.cost)
+        if _one(c, "score") is not None:
+            assert (sol.score, sol.optimal) == (int(_one(c, "score")), True), \
+                f"{where}: score {sol.score}, {'proven' if sol.optimal else 'not proven'} best"
         if _one(c, "moves") is not None:
             assert " ".join(sol.moves) == " ".join(_one(c, "moves").split()), \
                 f"{where}: the solution is {' '.join(sol.moves)}"

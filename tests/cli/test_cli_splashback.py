@@ -50,3 +50,11 @@ def test_anytime_on_a_cost_game_is_a_cost_search(run):
             "--time-limit", "20")
     assert r.code == 0, r.all
     assert r.out.splitlines()[0] in ("5 moves (optimal)", "5 moves (not proven optimal)")
+
+
+def test_show_replays_a_line_and_tells_its_score(run, write):
+    level = write("small.txt", "4 4 4 0\n0 0 0 0\n0 0 0 1\n")
+    r = run("show", "splashback", level, "--solution", "1,2 3,4 3,4 3,4 3,4")
+    assert r.code == 0, r.all
+    assert r.out.rstrip().endswith("goal reached after 5 moves, score 6")
+    assert "hand = 10" in r.out.split("move 2/5")[0]  # one spent, one earned by the chain of three
