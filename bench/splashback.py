@@ -9,7 +9,8 @@ with the drops the last one ended with. Every level gets the same budget of sear
 `anytime` guided by the ruleset's `seed004` evaluation); the best line found is replayed by the reference rules
 before it counts. The run ends after the last level, or when a level cannot be cleared with the drops in hand
 (game over). Reported: levels cleared, the hand after each level, and per level the search time, the time to
-the first clearing line and to the line played.
+the first clearing line and to the line played; for comparison, the same levels played greedily (always the
+click whose position `seed004` likes best).
 """
 from __future__ import annotations
 
@@ -27,10 +28,8 @@ def _text(board) -> str:
     return "\n".join(" ".join(map(str, row)) for row in board) + "\n"
 
 
-def play_level(board, hand: int, budget: float, clear_reward: int) -> dict:
-    """One level with `hand` drops: the best line the anytime search finds within `budget` seconds, replayed."""
+def _level(board, hand: int, clear_reward: int):
     from gridrules import api
-    from solvers import Budget, solve
 
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(_text(board))
@@ -39,6 +38,32 @@ def play_level(board, hand: int, budget: float, clear_reward: int) -> dict:
                            level_format="numbers")
     finally:
         Path(f.name).unlink()
+    return inst
+
+
+def play_greedy(board, hand: int, clear_reward: int) -> dict:
+    """One level played greedily, for comparison: always the click whose position `seed004` likes best."""
+    from gridrules import api
+
+    inst = _level(board, hand, clear_reward)
+    system = api.system(inst, "compiled", "seed004")
+    state, clicks = inst.initial, 0
+    t = time.perf_counter()
+    while not system.is_goal(state):
+        children = system.successors(state)
+        if not children:
+            return {"cleared": False, "hand": hand, "seconds": time.perf_counter() - t}
+        state = min(children, key=lambda m: system.heuristic(m[1]))[1]
+        clicks += 1
+    return {"cleared": True, "hand": system.score(state), "clicks": clicks, "seconds": time.perf_counter() - t}
+
+
+def play_level(board, hand: int, budget: float, clear_reward: int) -> dict:
+    """One level with `hand` drops: the best line the anytime search finds within `budget` seconds, replayed."""
+    from gridrules import api
+    from solvers import Budget, solve
+
+    inst = _level(board, hand, clear_reward)
     system = api.system(inst, "compiled", "seed004")
     system.successors(inst.initial)  # (loads the compiled module before the clock starts)
     found = []
@@ -54,6 +79,17 @@ def play_level(board, hand: int, budget: float, clear_reward: int) -> dict:
     assert ref.is_goal(state) and ref.score(state) == sol.score, (board, sol)
     return {"cleared": True, "hand": sol.score, "clicks": len(sol.moves), "seconds": took,
             "first_s": found[0], "best_s": found[-1], "proven": sol.optimal, "expanded": sol.stats.expanded}
+
+
+def greedy(levels: int, start: int, clear_reward: int, seed: int) -> dict:
+    hand, hands = start, []
+    for k in range(levels):
+        res = play_greedy(gen.drops_board("level", k, seed=seed), hand, clear_reward)
+        if not res["cleared"]:
+            break
+        hand = res["hand"]
+        hands.append(hand)
+    return {"cleared": len(hands), "hands": hands}
 
 
 def run(levels: int, budget: float, start: int, clear_reward: int, seed: int, verbose: bool) -> dict:
@@ -79,6 +115,7 @@ def run(levels: int, budget: float, start: int, clear_reward: int, seed: int, ve
         "first_line_median_s": round(statistics.median(p["first_s"] for p in cleared), 3) if cleared else None,
         "best_line_median_s": round(statistics.median(p["best_s"] for p in cleared), 3) if cleared else None,
         "expanded_median": statistics.median(p["expanded"] for p in cleared) if cleared else None,
+        "greedy": greedy(levels, start, clear_reward, seed),
     }
 
 
