@@ -978,31 +978,14 @@ class Checker:
             if isinstance(d, A.ActionDecl):
                 actions.append(self._action(d))
             elif isinstance(d, A.HeuristicDecl):
-                sc = Scope("heuristic")
-                body = self.block(d.body, sc, new_scope=False)
-                ret = self._returns(sc, d, f"heuristic `{d.name}`")
-                if ret not in (INT, ERR, VOID):
-                    self.error(f"heuristic `{d.name}` must return an int, not {ret}",
-                               next(r.value for t, r in sc.returns if t == ret))
-                if not _always_returns(d.body):
-                    self.error(f"heuristic `{d.name}` does not return a value on every path", self.at_word(d, d.name),
-                               "end it with a `return`, or give every `if` an `else` that returns")
-                heuristics.append(ir.HeuristicInfo(ir.Procedure(d.name, (), body, sc.nslots, INT, False, span=d.span),
-                                                   d.admissible))
+                proc = self._reading(d, d.name, f"heuristic `{d.name}`", "a heuristic", "must return an int")
+                heuristics.append(ir.HeuristicInfo(proc, d.admissible))
             elif isinstance(d, A.ScoreDecl):
                 if score is not None:
                     first = next(x for x in self.rf.decls if isinstance(x, A.ScoreDecl))
                     self.error(f"duplicate `score` (the first is on line {first.span.line if first.span else '?'})",
                                self.at_word(d, "score"), "a game has one score; add its parts in one expression")
-                sc = Scope("heuristic", title="the score")
-                body = self.block(d.body, sc, new_scope=False)
-                ret = self._returns(sc, d, "the score")
-                if ret not in (INT, ERR, VOID):
-                    self.error(f"the score must be an int, not {ret}", next(r.value for t, r in sc.returns if t == ret))
-                if not _always_returns(d.body):
-                    self.error("the score does not return a value on every path", self.at_word(d, "score"),
-                               "end it with a `return`, or give every `if` an `else` that returns")
-                score = ir.Procedure("score", (), body, sc.nslots, INT, False, span=d.span)
+                score = self._reading(d, "score", "the score", "the score", "must be an int")
             elif isinstance(d, (A.GoalDecl, A.FailDecl)):
                 sc = Scope("pred")
                 c = self.expr(d.cond, sc)
@@ -1058,6 +1041,18 @@ class Checker:
             actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
             formats=tuple(formats), predicates_nlocals=pred_slots, score=score)
+
+    def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:
+        """A heuristic's or the score's body: it reads the state and returns an int on every path."""
+        sc = Scope("heuristic", title=title)
+        body = self.block(d.body, sc, new_scope=False)
+        ret = self._returns(sc, d, what)
+        if ret not in (INT, ERR, VOID):
+            self.error(f"{what} {needs}, not {ret}", next(r.value for t, r in sc.returns if t == ret))
+        if not _always_returns(d.body):
+            self.error(f"{what} does not return a value on every path", self.at_word(d, word),
+                       "end it with a `return`, or give every `if` an `else` that returns")
+        return ir.Procedure(word, (), body, sc.nslots, INT, False, span=d.span)
 
     def _action(self, d: A.ActionDecl) -> ir.ActionInfo:
         sc = Scope("action")

@@ -154,7 +154,8 @@ def _algorithm_option(f):
         "--algorithm", "-a", type=click.Choice(names), default=None,
         help="Search algorithm. Default: `anytime` when the rules declare a `score` (the only one that ranks by "
              "it), else `astar` when they declare an admissible heuristic (or --heuristic is given), else `bfs`; "
-             "both prove their solutions optimal (astar only while its heuristic is admissible). " + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
+             "both prove their solutions optimal (astar only while its heuristic is admissible). "
+             + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
 
 
 ANYTIME_SECONDS = 10.0  # the anytime search's time limit when --time-limit does not say
