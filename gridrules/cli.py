@@ -369,7 +369,7 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
 
     budget = Budget(time_limit=time_limit, max_states=max_states, max_cost=inst.limit,
                     progress=reporter if progress else None, admissible=system.admissible,
-                    improved=improved)
+                    improved=improved if algo == "anytime" else None)
     try:
         native = getattr(system, "search", None)  # a backend's own (native) search, where it has one
         sol = native(algo, budget) if native is not None else None

@@ -50,6 +50,12 @@ def test_anytime_on_a_cost_game_is_a_cost_search(run):
             "--time-limit", "20")
     assert r.code == 0, r.all
     assert r.out.splitlines()[0] in ("5 moves (optimal)", "5 moves (not proven optimal)")
+    assert "better after" in r.err
+
+
+def test_only_the_anytime_search_tells_better_solutions(run):
+    r = run("solve", "drops", ROOT / "rulesets" / "drops" / "levels" / "seed000.txt")
+    assert r.code == 0 and "better" not in r.err, r.all
 
 
 def test_show_replays_a_line_and_tells_its_score(run, write):
