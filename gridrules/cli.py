@@ -554,11 +554,16 @@ def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> in
             raise UsageError(f"{inst.level}: move {k} `{move}` is not legal {when}; the legal moves are: {shown}"
                              + (f"; {hint}" if hint else ""))
         steps = system.trace(state, move) if trace else []
+        ways = system.paths(state, move) if hasattr(system, "paths") else []
+        before = state
         state, cost = step
         total += cost
         click.echo("")
         cost_text = f" (cost {cost})" if cost != 1 else ""
         click.echo(f"move {k}/{len(moves)}: {move}{cost_text}")
+        for way in ways:  # the paths the rules found for the move (`path(...)`), drawn on the board before it
+            click.echo(f"  path {_cells_text(way)}:")
+            click.echo(renderer.path_of(system.inst.values(before), way), color=renderer.color)
         drawn = None
         for n, (_, flying, values) in enumerate(steps, 1):
             click.echo(f"  chain step {n}/{len(steps)}: {_count(len(flying), 'particle')} flying")
@@ -566,7 +571,7 @@ def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> in
             click.echo(drawn, color=renderer.color)
         after = renderer.board(state)
         if drawn != after:  # (the move may go on after its last chain reaction)
-            if steps:
+            if steps or ways:
                 click.echo("  after the move:")
             click.echo(after, color=renderer.color)
     click.echo("")

@@ -315,6 +315,56 @@ class Renderer:
         """The board of a state's values; particles in flight, (cell, dir) each, drawn over their cells as
         `<`, `>`, `^`, `v` (`+` where several are)."""
         covered = self.covered(v)
+        blocks = self._blocks(v)
+        marks: dict = {}
+        for cell, d in particles:
+            marks[cell] = "+" if cell in marks else "<>^v"[d]
+        lines = self._layout(blocks, covered, marks)
+        lines += self.globals_lines(v)
+        return "\n".join(lines)
+
+    def path_of(self, v: dict, corners: list[tuple[int, int]]) -> str:
+        """The board of a state's values with a path drawn over it (its corner cells, from one end to the
+        other, as `path(...)` finds them): `-` and `|` along its straight runs, `+` at its corners; its two
+        ends keep their text. A path through the ring outside the board draws that ring too."""
+        _, grid, numbers = self._blocks(v)[0]
+        rows, cols = self.inst.rows, self.inst.cols
+        cells = [corners[0]]
+        for (r0, c0), (r1, c1) in zip(corners, corners[1:]):
+            dr, dc = (r1 > r0) - (r1 < r0), (c1 > c0) - (c1 < c0)
+            while cells[-1] != (r1, c1):
+                cells.append((cells[-1][0] + dr, cells[-1][1] + dc))
+        ring = any(not (0 <= r < rows and 0 <= c < cols) for r, c in cells)
+        off = 1 if ring else 0
+        width = max(len(t) for row in grid for t in row)
+        picture = [[" " * width] * (cols + 2 * off) for _ in range(rows + 2 * off)]
+        for r in range(rows):
+            for c in range(cols):
+                picture[r + off][c + off] = grid[r][c].rjust(width)
+        for i in range(1, len(cells) - 1):
+            (pr, pc), (r, c), (nr, nc) = cells[i - 1], cells[i], cells[i + 1]
+            mark = "-" if pr == r == nr else "|" if pc == c == nc else "+"
+            if self.color:
+                import click
+
+                mark = click.style(mark.rjust(width), fg="yellow", bold=True)
+            picture[r + off][c + off] = mark.rjust(width)
+        for r, c in (cells[0], cells[-1]):
+            if self.color:
+                import click
+
+                picture[r + off][c + off] = click.style(picture[r + off][c + off], fg="yellow", reverse=True)
+        sep = " " if width > 1 or numbers else ""  # (as _layout separates cells)
+        lines = [sep.join(row).rstrip() for row in picture]
+        while not lines[-1].strip():  # (a ring row the path does not use)
+            lines.pop()
+        while not lines[0].strip():
+            lines.pop(0)
+        return "\n".join(lines)
+
+    def _blocks(self, v: dict) -> list:
+        """The grids a board is drawn from: the level's tokens (as the level file would write them) and the
+        layers the legend does not set, else every layer, else dots."""
         blocks = None
         for fmt in self.formats:
             try:
@@ -331,12 +381,7 @@ class Renderer:
             blocks = [(name, self._layer_grid(name, v), False) for name in self.layers]
         if not blocks:  # a game without layers: a board of dots
             blocks = [("", [["."] * self.inst.cols for _ in range(self.inst.rows)], False)]
-        marks: dict = {}
-        for cell, d in particles:
-            marks[cell] = "+" if cell in marks else "<>^v"[d]
-        lines = self._layout(blocks, covered, marks)
-        lines += self.globals_lines(v)
-        return "\n".join(lines)
+        return blocks
 
     def _layer_grid(self, name: str, v: dict) -> list[list[str]]:
         chars = _layer_chars(self.inst.doms[name], v[name])

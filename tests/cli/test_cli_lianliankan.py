@@ -110,3 +110,34 @@ def test_query_needs_an_action_taking_the_cells(run, write, walk):
     r = run("query", rules, questions)
     assert r.code == 2 and r.out == ""
     assert "error: no action of `one` takes (cell, cell), which the queries give" in r.err
+
+
+def test_show_draws_each_pairs_path(run, write):
+    """`show` draws the path that joins each pair on the board before it is removed: `-`/`|` along the runs,
+    `+` at the corners, through the ring outside the board when the path goes there."""
+    level = write("ring.txt", "AB.\n.BA\n")
+    r = run("show", "lianliankan", level, "--solution", "1,1-2,3 1,2-2,2")
+    assert r.code == 0, r.all
+    first, second = r.out.split("\n\n")[1:3]
+    assert first.splitlines() == [
+        "move 1/2: 1,1-2,3",
+        "  path 1,1 3,1 3,3 2,3:",
+        " AB.",
+        " |BA",
+        " +-+",
+        "  after the move:",
+        ".B.",
+        ".B.",
+    ]
+    assert second.splitlines()[:4] == ["move 2/2: 1,2-2,2", "  path 1,2 2,2:", ".B.", ".B."]
+    over = write("over.txt", "1 2 0 0\n0 0 2 0\n3 0 0 1\n3 0 0 0\n")
+    r = run("show", "lianliankan", over, "--solution", "1,1-3,4")
+    assert r.code == 1, r.all  # (the goal is not reached after one pair)
+    assert r.out.split("\n\n")[1].splitlines()[1:7] == [
+        "  path 1,1 0,1 0,4 3,4:",
+        "  + - - +",
+        "  1 2 0 |",
+        "  0 0 2 |",
+        "  3 0 0 1",
+        "  3 0 0 0",
+    ]
