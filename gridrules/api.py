@@ -120,6 +120,28 @@ def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
 BACKENDS = ("compiled", "reference")
 
 
+def default_algorithm(game: ir.Game, heuristic: str | None = None) -> str:
+    """The search a game is solved with unless told: `anytime` for a game with a `score` (the only one that
+    ranks by it), else `astar` with an admissible heuristic (or a named one), else `bfs`."""
+    if game.score is not None:
+        return "anytime"
+    if heuristic is not None or any(h.admissible for h in game.heuristics):
+        return "astar"
+    return "bfs"
+
+
+def search_plan(game: ir.Game, algorithm: str | None, heuristic: str | None) -> tuple[str, str | None]:
+    """(algorithm, heuristic) for solving a game, defaults filled in: the anytime search is guided by the rules'
+    first heuristic unless one is named. A UsageError for a search that cannot answer the game's question."""
+    algorithm = algorithm or default_algorithm(game, heuristic)
+    if game.score is not None and algorithm != "anytime":
+        raise UsageError(f"`{game.name}` ranks solutions by its score; {algorithm} finds the cheapest solution, not "
+                         "the best-scored one: use --algorithm anytime")
+    if algorithm == "anytime" and heuristic is None and game.heuristics:
+        heuristic = game.heuristics[0].name
+    return algorithm, heuristic
+
+
 def system(inst: Instance, backend: str = "compiled", heuristic: str | None = None, notice=None, moves=None):
     """The instance as a TransitionSystem: `compiled` (rules lowered to native code with numba) or `reference`
     (the plain-Python oracle). notice(text) hears when the compiled backend is about to compile native code

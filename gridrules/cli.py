@@ -229,30 +229,6 @@ def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
     return Loaded(game, rule_path, level_path, fmt, [instantiate(game, raw, fmt, overrides) for raw in raws])
 
 
-def _default_algorithm(game: ir.Game, heuristic: str | None) -> str:
-    if game.score is not None:
-        return "anytime"  # the only search that ranks solutions by score
-    if heuristic is not None or any(h.admissible for h in game.heuristics):
-        return "astar"
-    return "bfs"
-
-
-def _search_plan(game: ir.Game, algorithm: str | None, heuristic: str | None,
-                 time_limit: float | None) -> tuple[str, str | None, float | None]:
-    """(algorithm, heuristic, time limit) for a game: the defaults filled in; a UsageError for a search that
-    cannot answer this game's question."""
-    algo = algorithm or _default_algorithm(game, heuristic)
-    if game.score is not None and algo != "anytime":
-        raise UsageError(f"`{game.name}` ranks solutions by its score; {algo} finds the cheapest solution, not the "
-                         "best-scored one: use --algorithm anytime")
-    if algo == "anytime":
-        if heuristic is None and game.heuristics:
-            heuristic = game.heuristics[0].name  # the rules' first heuristic guides it
-        if time_limit is None:
-            time_limit = ANYTIME_SECONDS
-    return algo, heuristic, time_limit
-
-
 def _heuristic_label(system, algorithm: str, heuristic: str | None) -> str | None:
     if not _algorithms()[algorithm].uses_heuristic:
         return None
@@ -358,7 +334,9 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
     from . import api
     from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, solve
 
-    algo, heuristic, time_limit = _search_plan(inst.game, algorithm, heuristic, time_limit)
+    algo, heuristic = api.search_plan(inst.game, algorithm, heuristic)
+    if algo == "anytime" and time_limit is None:
+        time_limit = ANYTIME_SECONDS  # (an anytime search is meant to be stopped)
     system = api.system(inst, backend, heuristic, notice=_compile_notice)
     label = f"{inst.level}: " if count > 1 else ""
     reporter = _Progress(label, algo, progress)

@@ -344,23 +344,24 @@ class Renderer:
         for i in range(1, len(cells) - 1):
             (pr, pc), (r, c), (nr, nc) = cells[i - 1], cells[i], cells[i + 1]
             mark = "-" if pr == r == nr else "|" if pc == c == nc else "+"
-            if self.color:
-                import click
-
-                mark = click.style(mark.rjust(width), fg="yellow", bold=True)
-            picture[r + off][c + off] = mark.rjust(width)
+            picture[r + off][c + off] = self._paint(mark.rjust(width), bold=True)
         for r, c in (cells[0], cells[-1]):
-            if self.color:
-                import click
-
-                picture[r + off][c + off] = click.style(picture[r + off][c + off], fg="yellow", reverse=True)
-        sep = " " if width > 1 or numbers else ""  # (as _layout separates cells)
+            picture[r + off][c + off] = self._paint(picture[r + off][c + off], reverse=True)
+        sep = _separator(width, numbers)
         lines = [sep.join(row).rstrip() for row in picture]
         while not lines[-1].strip():  # (a ring row the path does not use)
             lines.pop()
         while not lines[0].strip():
             lines.pop(0)
         return "\n".join(lines)
+
+    def _paint(self, text: str, **style) -> str:
+        """A path's cell: in yellow when colour is on."""
+        if not self.color:
+            return text
+        import click
+
+        return click.style(text, fg="yellow", **style)
 
     def _blocks(self, v: dict) -> list:
         """The grids a board is drawn from: the level's tokens (as the level file would write them) and the
@@ -403,7 +404,7 @@ class Renderer:
         drawn = []
         for name, grid, numbers in blocks:
             width = max((len(t) for row in grid for t in row), default=1)
-            sep = " " if width > 1 or numbers else ""
+            sep = _separator(width, numbers)
             rows = []
             for r, row in enumerate(grid):
                 parts = []
@@ -483,6 +484,12 @@ def _layer_chars(dom, values) -> list[str]:
             return [DIGITS[x] for x in values]
         return [str(x) for x in values]
     return [str(x) for x in values]
+
+
+def _separator(width: int, numbers: bool) -> str:
+    """What stands between two cells of a drawn board: a blank between numbers or texts wider than one
+    character, nothing between single characters."""
+    return " " if width > 1 or numbers else ""
 
 
 def _visible_len(text: str) -> int:

@@ -259,3 +259,31 @@ def test_prefiltered_checks_keep_their_laziness_and_faults():
             system(faulty, backend).successors(faulty.initial)
         messages.append(str(err.value))
     assert messages[0] == messages[1] and "division by zero" in messages[0]
+
+
+def test_a_heuristic_below_zero_is_the_same_in_both_backends():
+    """A guide that goes negative (a heuristic need not be a bound) is not clamped to 0 by the compiled backend:
+    both give its value, so both rank states alike."""
+    rules = """game slope
+global n: 0..9
+action up() "+":
+    require n < 9
+    n += 1
+goal: n == 9
+heuristic lean: 2 - n
+heuristic floor admissible: 0
+level grid:
+    '.': pass
+"""
+    inst = instance_from_rules(rules, ".\n")
+    ref, nat = system(inst, "reference", "lean"), system(inst, "compiled", "lean")
+    state, seen = inst.initial, []
+    while True:
+        assert ref.heuristic(state) == nat.heuristic(state)
+        seen.append(nat.heuristic(state))
+        nxt = ref.successors(state)
+        if not nxt:
+            break
+        state = nxt[0][1]
+    assert seen == [2 - n for n in range(10)]
+    assert system(inst, "compiled").heuristic(inst.initial) == 0  # the admissible ones: only `floor`

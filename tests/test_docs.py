@@ -227,13 +227,11 @@ def _solve(ex: Example, run: Run, rule_path: Path, level_path: Path):
     assert not level_error, f"{where}: expected the level to be rejected ({level_error!r}), but it loaded"
     costs = []
     for inst in insts:
-        heuristic = _one(c, "heuristic")
-        scored = inst.game.score is not None
-        if scored and heuristic is None and inst.game.heuristics:
-            heuristic = inst.game.heuristics[0].name  # (as the command line guides the anytime search)
+        # bfs unless told (A* is checked against it below); a scored game as the command line solves it
+        algorithm = _one(c, "solver") or (None if inst.game.score is not None else "bfs")
+        algorithm, heuristic = api.search_plan(inst.game, algorithm, _one(c, "heuristic"))
         system = api.system(inst, "reference", heuristic=heuristic)
         budget = solvers.Budget(max_cost=inst.limit, admissible=system.admissible)
-        algorithm = _one(c, "solver") or ("anytime" if scored else "bfs")
         try:
             sol = solvers.solve(system, algorithm, budget)
         except RuleRuntimeError as err:

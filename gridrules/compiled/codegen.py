@@ -1402,8 +1402,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
     h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
                "    best = 0"]
-    for i in hs:
-        h_lines += [f"    v = h_{i}(D, g, SL, SG, BM, ab)", "    if v > best:", "        best = v"]
+    for k, i in enumerate(hs):  # the largest value, as the reference takes it (0 only without any)
+        h_lines += [f"    v = h_{i}(D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
+                                                              ["    if v > best:", "        best = v"])
     h_lines.append("    return best")
     goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
             "    return _goal(D, g, SL, SG, BM, ab)"]
