@@ -39,8 +39,13 @@ def test_free_floodit_walks_agree(board, seed):
 def test_bloxorz_walks_agree(text, seed):
     inst = instance("bloxorz", text, fmt="bloxorz")
     ref, nat = walk_and_compare(inst, seed, steps=40)
-    assert solve(nat, "bfs").cost == solve(ref, "bfs").cost
-    native_agrees(inst, nat, ref, ("bfs", "astar", "idastar"))  # (IDDFS without a table: too slow here)
+    breadth = solve(ref, "bfs")
+    assert solve(nat, "bfs").cost == breadth.cost
+    # (IDDFS without a table: too slow here. IDA* in Python re-expands the space at every bound, up to the
+    # largest bound of the space when nothing can be reached, which took over ten minutes on a rare unsolvable
+    # map: compared step for step where that stays small)
+    small = breadth.stats.expanded <= (400 if breadth.status == "solved" else 60)
+    native_agrees(inst, nat, ref, ("bfs", "astar", "idastar") if small else ("bfs", "astar"))
 
 
 @pytest.mark.parametrize("level,cost", [("level16.txt", 28), ("level33.txt", 65)])

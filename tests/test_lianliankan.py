@@ -213,3 +213,27 @@ def test_backends_agree_on_random_walks(seed, gravity):
     ref, nat = walk_and_compare(inst, seed, steps=8)
     assert ref.legal_moves(inst.initial) == nat.legal_moves(inst.initial)
     native_agrees(inst, nat, ref, algorithms=("astar", "bfs"))
+
+
+def test_pairs_listed_by_buckets_agree_with_trying_each(monkeypatch):
+    """The compiled backend lists a pair action's moves by buckets of equal `kind` (codegen._pairs_code, with the
+    level's pair tables) instead of trying each of the board's pairs: the same moves, in the same order, as trying
+    each pair (tables withheld) and as the reference, along random walks, with matching classes too."""
+    from gridrules.compiled import system as compiled
+
+    for seed in range(6):
+        inst = make(deal(4, 6, 6, seed), flowers=2, gravity="down" if seed % 2 else "off")
+        bucketed = compiled.CompiledSystem(inst)
+        with monkeypatch.context() as m:
+            m.setattr(compiled, "PAIR_TABLE_LIMIT", 0)
+            each = compiled.CompiledSystem(inst)
+        assert len(bucketed.SG) == len(each.SG) + 1 + 24 * 24  # (no other action; one table of cells x cells)
+        ref = api.system(inst, "reference")
+        rnd, state = random.Random(seed), inst.initial
+        for _ in range(12):
+            moves = ref.successors(state, every=True)
+            assert bucketed.successors(state, every=True) == each.successors(state, every=True) == moves
+            assert bucketed.successors(state) == ref.successors(state)
+            if not moves:
+                break
+            state = rnd.choice(moves)[1]

@@ -17,6 +17,7 @@ import re
 
 from .. import ir
 from ..instance import Instance
+from .prune import prune_arrays
 from ..layout import bits_for
 from ..reference.evaluator import MAX_FLIGHT, particle_gap, queue_room
 
@@ -125,6 +126,19 @@ def prefilter(action: ir.ActionInfo, game: ir.Game) -> list[tuple]:
     return steps
 
 
+ARGS = ["D0", "g0", "SL", "SG", "BM", "ab"]  # what a probe reads: the parent state and the level's statics
+
+
+def pair_join(action: ir.ActionInfo, steps: list) -> int | None:
+    """For an action of exactly two cells whose prefilter joins them (`kind(tile[a]) == kind(tile[b])`): the index
+    of its first join step, by whose values expand can list the pairs that may match (a bucket per value)
+    instead of trying every pair (see `_pairs_code`); else None."""
+    params = action.proc.params
+    if len(params) != 2 or any(dom.ty != ir.CELL for _, dom in params):
+        return None
+    return next((k for k, step in enumerate(steps) if step[0] == "join"), None)
+
+
 class Unsupported(Exception):
     """A construct the compiled backend cannot lower yet (reported to the user, never a silent fallback)."""
 
@@ -167,6 +181,7 @@ class Lowering:
         self.errors: list[tuple[str, object, str | None]] = []
         self.tmp = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
+        self.pair_actions: list[int] = []  # actions whose moves expand lists by buckets (`pair_join`)
         # where every layer and global lives
         self.dyn_layers = [l.name for l in self.game.layers if not l.static]
         self.static_layers = [l.name for l in self.game.layers if l.static]
@@ -1139,6 +1154,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         moves = action_instances(inst, rules)  # (text, action index, args), numbered as the reference does
     used = {ai for _, ai, _ in moves}  # actions whose `when` holds for no parameter value are not compiled
     steps = {ai: prefilter(game.actions[ai], game) for ai in sorted(used)}  # (expand checks these, not the action)
+    low.pair_actions = [ai for ai in sorted(used) if pair_join(game.actions[ai], steps[ai]) is not None]
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
@@ -1157,8 +1173,10 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
     parts.append(_any_function(low, "_dead", game.fails))
+    for ai in low.pair_actions:
+        parts.append(_pairs_code(ai, steps[ai], pair_join(game.actions[ai], steps[ai])))
     parts.append(_dispatch(low, game, steps))
-    return "\n".join(parts) + "\n", low, moves
+    return prune_arrays("\n".join(parts) + "\n"), low, moves
 
 
 def chain_code(low: Lowering, rules) -> str:
@@ -1309,6 +1327,101 @@ def _prefilter_code(ai: int, steps, cols: dict[int, int], args: list[str], o: Ou
             o("    continue")
 
 
+def _pairs_code(ai: int, steps: list, key: int) -> str:
+    """pairs_{ai}: the moves of action `ai` (two cells, see `pair_join`) that pass its prefilter, listed by
+    buckets rather than tried one by one: each cell's steps in the role of each parameter read at once (in the
+    rule's order, up to the first that fails), the cells that pass all of theirs sorted by the join `key`'s value,
+    and only pairs of equal value looked up (SG[at + q0 * N + q1]: the move of cells q0, q1, or -1) and checked
+    against the other joins. Their moves are put in CAND from nc on; the new count is returned, or -1 when a step
+    faulted: a fault belongs to a move, so the caller then tries the moves one by one, which faults at the move
+    the rule would (or not at all, where the rule never reads that step)."""
+    sides = {0: [], 1: []}  # parameter -> its steps' (memo, value or None, probe), in order
+    arrays = []
+    for k, step in enumerate(steps):
+        if step[0] == "test":
+            sides[step[1]].append((f"S{ai}_{k}", None, f"pre_{ai}_{k}"))
+            arrays.append(f"S{ai}_{k}")
+            continue
+        for side, p in (("x", step[1]), ("y", step[3])):
+            sides[p].append((f"S{ai}_{k}{side}", f"V{ai}_{k}{side}", f"pre_{ai}_{k}{side}"))
+            arrays += [f"S{ai}_{k}{side}", f"V{ai}_{k}{side}"]
+    o = Out()
+    o("try:")
+    o.indent()
+    o("for q in range(N):")
+    o.indent()
+    o("r, c = q // COLS, q % COLS")
+    for p in (0, 1):
+        o("ok = True")
+        for memo, value, probe in sides[p]:
+            o("if ok:")
+            o.indent()
+            call = f"{probe}(r, c, r, c, D0, g0, SL, SG, BM, ab)"  # (a probe reads its own parameter only)
+            if value is None:
+                o(f"{memo}[q] = {call}")
+            else:
+                o("ab[0] = 0")
+                o(f"{value}[q] = {call}")
+                o(f"{memo}[q] = 2 if ab[0] != 0 else 1")
+            o(f"ok = {memo}[q] == 1")
+            o.dedent()
+    o.dedent()
+    o.dedent()
+    o("except Exception:")
+    o("    ab[0] = 0")
+    o("    return -1")
+    o("ab[0] = 0")
+    px, py = steps[key][1], steps[key][3]
+    for tag, p, side in (("X", px, "x"), ("Y", py, "y")):  # each role's cells that pass, and their key
+        o(f"E{tag} = np.empty(N, np.int64)")
+        o(f"K{tag} = np.empty(N, np.int64)")
+        o(f"e{tag} = 0")
+        o("for q in range(N):")
+        o(f"    if {' and '.join(f'{memo}[q] == 1' for memo, _, _ in sides[p])}:")
+        o(f"        E{tag}[e{tag}] = q")
+        o(f"        K{tag}[e{tag}] = V{ai}_{key}{side}[q]")
+        o(f"        e{tag} += 1")
+        o(f"O{tag} = np.argsort(K{tag}[:e{tag}])")
+    o("i = 0")
+    o("j = 0")
+    o("while i < eX and j < eY:")
+    o.indent()
+    o("kx, ky = KX[OX[i]], KY[OY[j]]")
+    o("if kx != ky:")
+    o("    if kx < ky:")
+    o("        i += 1")
+    o("    else:")
+    o("        j += 1")
+    o("    continue")
+    o("i2, j2 = i + 1, j + 1")
+    o("while i2 < eX and KX[OX[i2]] == kx:")
+    o("    i2 += 1")
+    o("while j2 < eY and KY[OY[j2]] == kx:")
+    o("    j2 += 1")
+    o("for u in range(i, i2):")
+    o.indent()
+    o("for v in range(j, j2):")
+    o.indent()
+    o(f"q{px}, q{py} = EX[OX[u]], EY[OY[v]]")
+    o("m = SG[at + q0 * N + q1]")
+    o("if m < 0:")
+    o("    continue")
+    for k, step in enumerate(steps):
+        if step[0] == "join" and k != key:
+            o(f"if V{ai}_{k}x[q{step[1]}] != V{ai}_{k}y[q{step[3]}]:")
+            o("    continue")
+    o("CAND[nc] = m")
+    o("nc += 1")
+    o.dedent()
+    o.dedent()
+    o("i, j = i2, j2")
+    o.dedent()
+    o("return nc")
+    args = arrays + ["CAND", "nc", "at"] + ARGS
+    return (f"@njit(cache=True)\ndef pairs_{ai}({', '.join(args)}):\n"
+            + "\n".join(_board_names(o.lines) + o.lines) + "\n")
+
+
 def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     """expand / goal / heuristic over packed states: the entry points the system and native searches use, with
     the fixed signatures of loops.py. Each works on scratch rows its caller owns (system._work: D0, g0: the
@@ -1322,9 +1435,31 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
                 o(f"S{ai}_{k}{side} = np.zeros(N, np.int8)")
                 if side:
                     o(f"V{ai}_{k}{side} = np.empty(N, np.int64)")
+    # the moves to try: every one, or (when the system put pair tables in SG: system.pair_tables) the moves of
+    # the other actions and the pairs that pass the prefilter of each pair action (`_pairs_code`), in order
+    o(f"CAND = np.empty(MA.shape[0] if SG.shape[0] > {low.nsg} else 0, np.int64)")
+    o("nc = -1")
+    if low.pair_actions:
+        o(f"if SG.shape[0] > {low.nsg}:")
+        o.indent()
+        o(f"nc = SG[{low.nsg}]")
+        o("for mi in range(nc):")
+        o(f"    CAND[mi] = SG[{low.nsg + 1} + mi]")
+        o(f"at = {low.nsg + 1} + nc")
+        for b, ai in enumerate(low.pair_actions):
+            arrays = [f"{x}{ai}_{k}{side}" for k, step in enumerate(steps[ai]) for side in
+                      (("",) if step[0] == "test" else ("x", "y")) for x in (("S",) if not side else ("S", "V"))]
+            if b:
+                o("at += N * N")
+                o("if nc >= 0:")
+            o(f"{'    ' if b else ''}nc = pairs_{ai}({', '.join(arrays + ['CAND', 'nc', 'at'] + ARGS)})")
+        o("if nc > 1:")
+        o("    CAND[:nc].sort()")
+        o.dedent()
     o("n = 0")
-    o("for m in range(MA.shape[0]):")
+    o("for mi in range(MA.shape[0] if nc < 0 else nc):")
     o.indent()
+    o("m = mi if nc < 0 else CAND[mi]")
     o("a = MA[m]")
     o("k = 0")
     first = True

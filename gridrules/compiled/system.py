@@ -114,6 +114,7 @@ class CompiledSystem:
             for (_, dom), a in zip(inst.game.actions[ai].proc.params, args):
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
+        self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles))
         words = inst.layout.words
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
@@ -208,6 +209,34 @@ class CompiledSystem:
         """The state after `move`, or None when the move is not legal here."""
         step = self.step(state, move)
         return None if step is None else step[0]
+
+
+PAIR_TABLE_LIMIT = 1 << 22  # entries (8 bytes each): room for every level within reference.MAX_MOVES
+
+
+def pair_tables(inst: Instance, actions: list[int], moves) -> np.ndarray:
+    """What expand needs to list the moves of pair actions (codegen._pairs_code) by buckets, put after the static
+    globals in SG: the count of the other actions' moves, their indices, then per pair action a table of N x N
+    entries, the move of cells (q0, q1) or -1. Nothing (expand then tries every move) when there is no pair
+    action, when the tables would be large, when the pairs are few (trying each is then as quick), or when two
+    moves name the same pair."""
+    cells = inst.rows * inst.cols
+    which = {ai: b for b, ai in enumerate(actions)}
+    pairs = sum(1 for _, ai, _ in moves if ai in which)
+    if not actions or len(actions) * cells * cells > PAIR_TABLE_LIMIT or pairs < 2 * cells:
+        return np.zeros(0, np.int64)
+    tables = np.full((len(actions), cells * cells), -1, np.int64)
+    other = []
+    for m, (_, ai, args) in enumerate(moves):
+        if ai not in which:
+            other.append(m)
+            continue
+        (r0, c0), (r1, c1) = args
+        at = (r0 * inst.cols + c0) * cells + r1 * inst.cols + c1
+        if tables[which[ai], at] >= 0:
+            return np.zeros(0, np.int64)
+        tables[which[ai], at] = m
+    return np.concatenate([np.array([len(other)] + other, np.int64), tables.ravel()])
 
 
 def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):

@@ -1,0 +1,58 @@
+"""A pass over a generated module: each function takes only the arrays it (or what it calls) reads.
+
+The code generator gives every function the same arrays (the state rows D, g / D0, g0 and the level's SL, SG,
+BM, ab) so that any function can call any other. Each array passed costs a reference-count increment and
+decrement in numba's calling convention, which dominated small functions called per cell (a prefilter probe:
+~40 ns a call, ~10 of them its own work). This pass removes the array parameters a function never reads, from
+its definition and from every call of it, working out through the call graph what each callee needs.
+"""
+from __future__ import annotations
+
+import ast
+
+ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
+FIXED = frozenset({"expand", "heuristic", "goal", "score"})  # entry points: signatures fixed by loops.py
+
+
+def prune_arrays(source: str) -> str:
+    tree = ast.parse(source)
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name not in FIXED}
+    params = {name: [a.arg for a in f.args.args] for name, f in functions.items()}
+    # a function named other than as a callee (a value passed around) keeps its signature
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for arg in node.args:
+                if isinstance(arg, ast.Name) and arg.id in functions:
+                    del functions[arg.id]
+    calls: dict[str, list[ast.Call]] = {}  # caller -> its calls of prunable functions
+    direct: dict[str, set[str]] = {}  # function -> the array parameters it reads itself
+    for f in [f for f in tree.body if isinstance(f, ast.FunctionDef)]:
+        mine = [a.arg for a in f.args.args if a.arg in ARRAYS]
+        passed = set()  # (ids of Name nodes that are only handed to a callee)
+        calls[f.name] = []
+        for node in ast.walk(f):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+                calls[f.name].append(node)
+                passed |= {id(a) for a in node.args if isinstance(a, ast.Name)}
+        direct[f.name] = {n.id for n in ast.walk(f) if isinstance(n, ast.Name) and n.id in mine
+                          and (id(n) not in passed or not isinstance(n.ctx, ast.Load))}
+    needed = {name: set(direct[name]) for name in direct}
+    changed = True
+    while changed:  # what a callee needs, its caller must have to pass on
+        changed = False
+        for caller, found in calls.items():
+            for call in found:
+                callee = call.func.id
+                for k, arg in enumerate(call.args):
+                    if (k < len(params[callee]) and params[callee][k] in ARRAYS
+                            and params[callee][k] in needed[callee] and isinstance(arg, ast.Name)
+                            and arg.id not in needed[caller]):
+                        needed[caller].add(arg.id)
+                        changed = True
+    keep = {name: [p not in ARRAYS or p in needed[name] for p in params[name]] for name in functions}
+    for name, f in functions.items():
+        f.args.args = [a for a, k in zip(f.args.args, keep[name]) if k]
+    for found in calls.values():
+        for call in found:
+            call.args = [a for a, k in zip(call.args, keep[call.func.id]) if k]
+    return ast.unparse(tree) + "\n"
