@@ -182,6 +182,7 @@ class Lowering:
         self.tmp = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         self.pair_actions: list[int] = []  # actions whose moves expand lists by buckets (`pair_join`)
+        self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
         # where every layer and global lives
         self.dyn_layers = [l.name for l in self.game.layers if not l.static]
         self.static_layers = [l.name for l in self.game.layers if l.static]
@@ -965,6 +966,15 @@ class Lowering:
         o("return True")
         return self.define(name, proc_params + ["D0", "g0", "D", "g"], o)
 
+    def head(self, name: str, proc_params: list[str], body) -> str:
+        """An action's leading `require`s, read on the parent: True when they hold. Most moves that pass the
+        prefilter fail here (18x8 Shisen-Sho: ~216 pairs of one kind, ~12 of them joined by a path), and this
+        function takes fewer arrays than the action (prune.py): each array passed costs a little per call."""
+        o = Out()
+        self.lower(body, o, {"kind": "action", "abort": "return False", "here_index": []}, ("D0", "g0"))
+        o("return True")
+        return self.define(name, proc_params + ["D0", "g0"], o)
+
     def probe(self, name: str, proc_params: list[str], expr, test: bool) -> str:
         """One side of a prefilter step, read on the parent: a test as 1 (holds) or 2 (fails or rejects), a
         join's value as itself (a rejection leaves ab[0] set)."""
@@ -1158,8 +1168,14 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
-        parts.append(low.action(f"act_{ai}", low.params_code(action.proc),
-                                after_prefilter(action.proc.body, steps[ai])))
+        body = after_prefilter(action.proc.body, steps[ai])
+        n = 0  # leading `require`s, checked on the parent by a function of their own (see Lowering.head)
+        while n < len(body) and isinstance(body[n], ir.Require) and not _writes(body[n], game):
+            n += 1
+        if n:
+            low.heads.add(ai)
+            parts.append(low.head(f"head_{ai}", low.params_code(action.proc), body[:n]))
+        parts.append(low.action(f"act_{ai}", low.params_code(action.proc), body[n:]))
         for k, step in enumerate(steps[ai]):
             sides = [("", step[2], True)] if step[0] == "test" else [("x", step[2], False), ("y", step[4], False)]
             for side, expr, test in sides:
@@ -1490,7 +1506,13 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("ab[1] = m  # (the move a fault belongs to)")
         if safe:
             o("ab[4] = 0  # (set by `safe`)")
-        o(f"ok = act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})")
+        act = f"act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
+        if ai in low.heads:
+            o(f"ok = head_{ai}({', '.join(args + ARGS)})")
+            o(f"if ok:")
+            o(f"    ok = {act}")
+        else:
+            o(f"ok = {act}")
         o("if ok:  # (a cost is read on the parent, and only for a legal move)")
         o(f"    k = cost_{ai}({', '.join(args + ['D0', 'g0', 'SL', 'SG', 'BM', 'ab'])})")
         o.dedent()
