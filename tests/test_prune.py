@@ -67,3 +67,14 @@ def test_the_pruned_module_computes_what_the_whole_one_does():
         return space["expand"](*args), args[-1].tolist()
 
     assert run_module(prune_arrays(SOURCE)) == run_module(SOURCE) == ((1 + 7 + 1) + 2, [1, 0])
+
+
+def test_an_array_handed_on_as_a_plain_value_counts_as_read():
+    source = '''
+def size(n, SG):
+    return n
+
+def caller(D, SG):
+    return size(D, SG)
+'''
+    assert signatures(prune_arrays(source)) == {"size": ["n"], "caller": ["D"]}

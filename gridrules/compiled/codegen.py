@@ -126,7 +126,7 @@ def prefilter(action: ir.ActionInfo, game: ir.Game) -> list[tuple]:
     return steps
 
 
-ARGS = ["D0", "g0", "SL", "SG", "BM", "ab"]  # what a probe reads: the parent state and the level's statics
+PARENT = ["D0", "g0", "SL", "SG", "BM", "ab"]  # the arrays of a function that reads a move's parent state
 
 
 def pair_join(action: ir.ActionInfo, steps: list) -> int | None:
@@ -1321,7 +1321,7 @@ def _prefilter_code(ai: int, steps, cols: dict[int, int], args: list[str], o: Ou
     used = sorted({step[1] for step in steps} | {step[3] for step in steps if step[0] == "join"})
     for p in used:
         o(f"q{p} = MARG[m, {cols[p]}] * COLS + MARG[m, {cols[p] + 1}]")
-    call = ", ".join(args + ["D0", "g0", "SL", "SG", "BM", "ab"])
+    call = ", ".join(args + PARENT)
     for k, step in enumerate(steps):
         sides = [("", step[1])] if step[0] == "test" else [("x", step[1]), ("y", step[3])]
         for side, p in sides:
@@ -1433,7 +1433,7 @@ def _pairs_code(ai: int, steps: list, key: int) -> str:
     o("i, j = i2, j2")
     o.dedent()
     o("return nc")
-    args = arrays + ["CAND", "nc", "at"] + ARGS
+    args = arrays + ["CAND", "nc", "at"] + PARENT
     return (f"@njit(cache=True)\ndef pairs_{ai}({', '.join(args)}):\n"
             + "\n".join(_board_names(o.lines) + o.lines) + "\n")
 
@@ -1468,7 +1468,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
             if b:
                 o("at += N * N")
                 o("if nc >= 0:")
-            o(f"{'    ' if b else ''}nc = pairs_{ai}({', '.join(arrays + ['CAND', 'nc', 'at'] + ARGS)})")
+            o(f"{'    ' if b else ''}nc = pairs_{ai}({', '.join(arrays + ['CAND', 'nc', 'at'] + PARENT)})")
         o("if nc > 1:")
         o("    CAND[:nc].sort()")
         o.dedent()
@@ -1508,13 +1508,13 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
             o("ab[4] = 0  # (set by `safe`)")
         act = f"act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
         if ai in low.heads:
-            o(f"ok = head_{ai}({', '.join(args + ARGS)})")
-            o(f"if ok:")
+            o(f"ok = head_{ai}({', '.join(args + PARENT)})")
+            o("if ok:")
             o(f"    ok = {act}")
         else:
             o(f"ok = {act}")
         o("if ok:  # (a cost is read on the parent, and only for a legal move)")
-        o(f"    k = cost_{ai}({', '.join(args + ['D0', 'g0', 'SL', 'SG', 'BM', 'ab'])})")
+        o(f"    k = cost_{ai}({', '.join(args + PARENT)})")
         o.dedent()
     o("else:")
     o.indent()

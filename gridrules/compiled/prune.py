@@ -28,12 +28,13 @@ def prune_arrays(source: str) -> str:
     direct: dict[str, set[str]] = {}  # function -> the array parameters it reads itself
     for f in [f for f in tree.body if isinstance(f, ast.FunctionDef)]:
         mine = [a.arg for a in f.args.args if a.arg in ARRAYS]
-        passed = set()  # (ids of Name nodes that are only handed to a callee)
+        passed = set()  # (ids of Name nodes that are only handed on as a callee's array)
         calls[f.name] = []
         for node in ast.walk(f):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
                 calls[f.name].append(node)
-                passed |= {id(a) for a in node.args if isinstance(a, ast.Name)}
+                passed |= {id(a) for a, p in zip(node.args, params[node.func.id])
+                           if isinstance(a, ast.Name) and p in ARRAYS}
         direct[f.name] = {n.id for n in ast.walk(f) if isinstance(n, ast.Name) and n.id in mine
                           and (id(n) not in passed or not isinstance(n.ctx, ast.Load))}
     needed = {name: set(direct[name]) for name in direct}
