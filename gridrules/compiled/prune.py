@@ -19,11 +19,10 @@ def prune_arrays(source: str) -> str:
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name not in FIXED}
     params = {name: [a.arg for a in f.args.args] for name, f in functions.items()}
     # a function named other than as a callee (a value passed around) keeps its signature
+    callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            for arg in node.args:
-                if isinstance(arg, ast.Name) and arg.id in functions:
-                    del functions[arg.id]
+        if isinstance(node, ast.Name) and node.id in functions and id(node) not in callees:
+            del functions[node.id]
     calls: dict[str, list[ast.Call]] = {}  # caller -> its calls of prunable functions
     direct: dict[str, set[str]] = {}  # function -> the array parameters it reads itself
     for f in [f for f in tree.body if isinstance(f, ast.FunctionDef)]:
