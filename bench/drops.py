@@ -17,6 +17,7 @@ Every answer of both is checked: gridrules' solutions are replayed by the refere
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import gen, seeds
+from . import gen, run_named, seeds
 
 
 def _text(board) -> str:
@@ -107,18 +108,14 @@ def main(argv=None) -> int:
     ap.add_argument("--boards", type=int, default=40)
     ap.add_argument("--time-limit", type=float, default=60.0)
     args = ap.parse_args(argv)
-    for name in args.only.split(","):
-        t = time.perf_counter()
-        if name in ("threes", "dense"):
-            try:
-                res = compare(name, args.boards, args.time_limit)
-            except seeds.SeedError as err:
-                res = {"skipped": str(err)}
-        else:
-            print(f"unknown benchmark {name}", file=sys.stderr)
-            return 2
-        print(f"{name} ({time.perf_counter() - t:.0f} s): {res}", flush=True)
-    return 0
+
+    def run(name):
+        try:
+            return compare(name, args.boards, args.time_limit)
+        except seeds.SeedError as err:
+            return {"skipped": str(err)}
+
+    return run_named(args.only, {name: functools.partial(run, name) for name in ("threes", "dense")})
 
 
 if __name__ == "__main__":

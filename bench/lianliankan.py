@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gen
+from . import gen, run_named
 
 
 def _instance(board, params=()):
@@ -115,19 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=int, default=1000)
     ap.add_argument("--time-limit", type=float, default=1.0)
     args = ap.parse_args(argv)
-    for name in args.only.split(","):
-        t = time.perf_counter()
-        if name == "pairs":
-            res = pairs(args.pairs)
-        elif name == "hdu":
-            res = hdu(args.size)
-        elif name == "deals":
-            res = deals(args.deals, args.time_limit)
-        else:
-            print(f"unknown benchmark {name}", file=sys.stderr)
-            return 2
-        print(f"{name} ({time.perf_counter() - t:.0f} s): {res}", flush=True)
-    return 0
+    return run_named(args.only, {"pairs": lambda: pairs(args.pairs), "hdu": lambda: hdu(args.size),
+                                 "deals": lambda: deals(args.deals, args.time_limit)})
 
 
 if __name__ == "__main__":
