@@ -1453,9 +1453,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
                     o(f"V{ai}_{k}{side} = np.empty(N, np.int64)")
     # the moves to try: every one, or (when the system put pair tables in SG: system.pair_tables) the moves of
     # the other actions and the pairs that pass the prefilter of each pair action (`_pairs_code`), in order
-    o(f"CAND = np.empty(MA.shape[0] if SG.shape[0] > {low.nsg} else 0, np.int64)")
-    o("nc = -1")
     if low.pair_actions:
+        o(f"CAND = np.empty(MA.shape[0] if SG.shape[0] > {low.nsg} else 0, np.int64)")
+        o("nc = -1")
         o(f"if SG.shape[0] > {low.nsg}:")
         o.indent()
         o(f"nc = SG[{low.nsg}]")
@@ -1473,9 +1473,13 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("    CAND[:nc].sort()")
         o.dedent()
     o("n = 0")
-    o("for mi in range(MA.shape[0] if nc < 0 else nc):")
-    o.indent()
-    o("m = mi if nc < 0 else CAND[mi]")
+    if low.pair_actions:
+        o("for mi in range(MA.shape[0] if nc < 0 else nc):")
+        o.indent()
+        o("m = mi if nc < 0 else CAND[mi]")
+    else:
+        o("for m in range(MA.shape[0]):")
+        o.indent()
     o("a = MA[m]")
     o("k = 0")
     first = True

@@ -117,9 +117,13 @@ class CompiledSystem:
         self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles))
         words = inst.layout.words
+        self.S = np.zeros(words, np.uint64)  # the state handed to native code, filled in place
+        self._entry, self._expand = {}, None  # (see _entry_point)
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
         self.COST = np.zeros(max(1, len(moves)), np.int64)
+        self._views = (memoryview(self.MOVE), memoryview(self.OUT), memoryview(self.COST))  # cheaper slices
+        self._expand_args = (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work)
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
@@ -146,6 +150,19 @@ class CompiledSystem:
                     sg[off + j * width + k] = p
         return sl, sg
 
+    def _entry_point(self, name):
+        """The generated module's function `name`, once compiled called straight rather than through numba's
+        dispatcher: the dispatcher types every argument again on each call (~70 ns an array; expand takes 14),
+        and these are always the same arrays, of the one compiled type."""
+        fn = self._entry.get(name)
+        if fn is None:
+            fn = getattr(self.mod, name)
+            if len(fn.signatures) == 1:  # none until the first call compiles it or loads it from the cache
+                fn = self._entry[name] = fn.overloads[fn.signatures[0]].entry_point
+                if name == "expand":
+                    self._expand = fn
+        return fn
+
     def _run(self, fn, *args):
         try:
             return fn(*args)
@@ -167,17 +184,16 @@ class CompiledSystem:
     def successors(self, state, every=False):
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
-        s = np.array(state, np.uint64)
-        ab = self.work[5]
-        ab[3] = 0 if every else 1
+        self.S[:] = state
+        if every:
+            self.work[5][3] = 0
         try:
-            n = self._run(self.mod.expand, s, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST,
-                          *self.work)
+            n = self._run(self._expand or self._entry_point("expand"), *self._expand_args)
         finally:
-            ab[3] = 1
-        moves = self.MOVE[:n].tolist()
-        return [(self.moves[m], tuple(row), k)
-                for m, row, k in zip(moves, self.OUT[:n].tolist(), self.COST[:n].tolist())]
+            if every:
+                self.work[5][3] = 1
+        texts, (move, out, cost) = self.moves, self._views
+        return [(texts[m], tuple(row), k) for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
 
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
@@ -187,15 +203,17 @@ class CompiledSystem:
         return next(((nxt, k) for text, nxt, k in self.successors(state, every=True) if text == move), None)
 
     def is_goal(self, state) -> bool:
-        return bool(self._run(self.mod.goal, np.array(state, np.uint64), self.SL, self.SG, *self.work[2:]))
+        self.S[:] = state
+        return bool(self._run(self._entry_point("goal"), self.S, self.SL, self.SG, *self.work[2:]))
 
     def heuristic(self, state) -> int:
-        return int(self._run(self.mod.heuristic, np.array(state, np.uint64), self.SL, self.SG,
-                                  *self.work[2:]))
+        self.S[:] = state
+        return int(self._run(self._entry_point("heuristic"), self.S, self.SL, self.SG, *self.work[2:]))
 
     def score(self, state) -> int:
         """What a solution ending in `state` is worth under the rules' `score` (higher is better); 0 without."""
-        return int(self._run(self.mod.score, np.array(state, np.uint64), self.SL, self.SG, *self.work[2:]))
+        self.S[:] = state
+        return int(self._run(self._entry_point("score"), self.S, self.SL, self.SG, *self.work[2:]))
 
     def search(self, algorithm: str, budget=None):
         """Run `algorithm` entirely in native code when there is a native version (else None)."""
