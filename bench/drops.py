@@ -1,4 +1,5 @@
-"""Drops benchmarks (issue 4): optimal solving with the compiled backend against seed 000's program.
+"""Drops benchmarks (issue 4): optimal solving with the compiled backend against seed 000's program. Part of
+`python -m bench.run` (as `drops`, both kinds); alone:
 
     python -m bench.drops                               # both, 40 boards each, 60 s per board and program
     python -m bench.drops --only threes --boards 10 --time-limit 20

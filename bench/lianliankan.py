@@ -1,4 +1,5 @@
 """Lianliankan benchmarks (issue 5): path queries, hints and whole-board solving with the compiled backend.
+Part of `python -m bench.run` (as `lianliankan`, all three); alone:
 
     python -m bench.lianliankan                    # everything: pairs, hdu, deals (200 per gravity mode)
     python -m bench.lianliankan --only deals --deals 50 --time-limit 1

@@ -14,6 +14,9 @@ Benchmarks (bench/README.md says what each measures and why):
     floodit14        1000 random 14x14 boards solved optimally in-process: median, total, distribution
     bloxorz-samples  seed 002's Pascal program vs gridrules on its two sample levels
     bloxorz-large    generated 60x60 maps: full-space BFS states/s, bytes per state; seed 002 on a large map
+    drops            seeded 6x6 boards (3s and 4s; dense): seed 000's Pascal program vs gridrules, by optimal depth
+    splashback       100 consecutive seeded levels with the anytime search (1 s each), and greedy play
+    lianliankan      pair listing, HDU 1175's 1000x1000 case, 200 seeded deals decided within 1 s each
 
 Every backend that exists is measured: the harness asks gridrules which backends it has (the names that
 `gridrules.api.system(inst, backend=...)` accepts, found from its error message, the CLI's --backend help and
@@ -45,13 +48,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = seeds.BUILD / "data"
 
-BENCHMARKS = ["startup", "successors", "floodit8", "floodit12", "floodit14", "bloxorz-samples", "bloxorz-large"]
+BENCHMARKS = ["startup", "successors", "floodit8", "floodit12", "floodit14", "bloxorz-samples", "bloxorz-large",
+              "drops", "splashback", "lianliankan"]
 
 # sizes: the issue's (full) and a small subset (--quick); --count NAME=N overrides the main count
 FULL = {"floodit8": 100, "floodit12": 10, "floodit14": 1000, "bloxorz-large": 60, "successors": 300,
-        "startup": 5, "bloxorz-samples": 5}
+        "startup": 5, "bloxorz-samples": 5, "drops": 40, "splashback": 100, "lianliankan": 200}
 QUICK = {"floodit8": 5, "floodit12": 1, "floodit14": 20, "bloxorz-large": 40, "successors": 30,
-         "startup": 1, "bloxorz-samples": 1}
+         "startup": 1, "bloxorz-samples": 1, "drops": 3, "splashback": 3, "lianliankan": 5}
+SPLASHBACK_BUDGET = 1.0  # seconds of anytime search per level
+DEAL_LIMIT = 1.0  # seconds per Lianliankan deal: the issue's target is "decided within 1 s"
 
 
 # ---- small helpers ------------------------------------------------------------------------------
@@ -708,6 +714,72 @@ class Harness:
         return out
 
 
+    # -- Drops, Splash Back and Lianliankan: their own modules (bench/drops.py, splashback.py, lianliankan.py;
+    # each also runs alone), in this process
+    def drops(self) -> dict:
+        from . import drops
+
+        count, out, rows = self.counts["drops"], {}, []
+        for kind in ("threes", "dense"):
+            try:
+                res = out[kind] = drops.compare(kind, count, self.time_limit)
+            except seeds.SeedError as err:
+                print(f"\n== drops: skipped: {err}")
+                return {"skipped": str(err)}
+            for depth, r in res["by_depth"].items():
+                theirs = r["seed000_median_s"]
+                rows.append([kind, depth, r["boards"], fmt_s(theirs) + (f" ({r['seed000_timed_out']} timed out)"
+                                                                        if r["seed000_timed_out"] else ""),
+                             fmt_s(r["gridrules_median_s"]), fmt_speed(r["ratio"]),
+                             f"{r['seed000_optimal']} of {r['boards']}"])
+            if res["gridrules_not_solved"]:
+                rows.append([kind, "?", res["gridrules_not_solved"], "", f"not solved in {fmt_s(self.time_limit)}",
+                             "", ""])
+        dense = out["dense"]
+        table(f"drops: {count} seeded 6x6 boards of each kind, by the optimal depth gridrules proves",
+              ["boards", "depth", "count", "seed 000 (median, process)", "gridrules (median, search)", "speed",
+               "seed 000 optimal"], rows,
+              ["seed 000: Pascal, unchanged, iterative deepening over clicks of 3s and 4s; gridrules: compiled A* "
+               f"in-process; both under {fmt_s(self.time_limit)} per board",
+               f"target: {dense['target']}: {verdict(dense['ok'])}"])
+        return out
+
+    def splashback(self) -> dict:
+        from . import splashback
+
+        levels = self.counts["splashback"]
+        res = splashback.run(levels, SPLASHBACK_BUDGET, 10, 0, 1, False)
+        greedy = res["greedy"]
+        table(f"splashback: {levels} consecutive seeded levels, 10 drops at the start, the hand carried over",
+              ["play", "levels cleared", "hand after the first 10", "per level"],
+              [[f"anytime, {fmt_s(SPLASHBACK_BUDGET)} per level", res["cleared"], " ".join(map(str, res["hands"][:10])),
+                f"clicks {res['clicks_median']}, first line {fmt_s(res['first_line_median_s'])}, line played "
+                f"{fmt_s(res['best_line_median_s'])} (medians)"],
+               ["greedy (seed004's evaluation)", greedy["cleared"], " ".join(map(str, greedy["hands"][:10])), ""]],
+              ["every line played is replayed by the reference rules; no target in the issue (reported figures)",
+               f"lines proven best: {res['proven_best']} of {res['cleared']}"])
+        return res
+
+    def lianliankan(self) -> dict:
+        from . import lianliankan
+
+        count = self.counts["lianliankan"]
+        pairs = lianliankan.pairs(min(count, 20))
+        hdu = lianliankan.hdu(200 if self.quick else 1000)
+        deals = lianliankan.deals(count, DEAL_LIMIT)
+        rows = [["all legal pairs of an 18x8 deal (native listing)", f"{pairs['deals']} deals",
+                 f"median {pairs['median_us']} us ({pairs['median_legal_pairs']} legal)", "< 100 us",
+                 verdict(pairs["ok"])],
+                [f"HDU 1175, {hdu['size']}, {hdu['queries']} queries", f"reading {fmt_s(hdu['load_s'])}",
+                 f"answering {fmt_s(hdu['answer_s'])}", "< 1 s", verdict(hdu["ok"])]]
+        for gravity, d in deals.items():
+            rows.append([f"deals, gravity {gravity}, A* {fmt_s(DEAL_LIMIT)} each", f"{d['deals']} deals",
+                         f"{d['decided']} decided ({d['decided_pct']}%), {d['cleared']} cleared; greedy clears "
+                         f"{d['greedy_cleared']}", ">= 99% decided", verdict(d["ok"])])
+        table("lianliankan: compiled backend", ["benchmark", "size", "measured", "target", "result"], rows)
+        return {"pairs": pairs, "hdu": hdu, "deals": deals}
+
+
 # ---- main -------------------------------------------------------------------------------------------
 
 def parse_count(text: str) -> tuple[str, int]:
@@ -727,8 +799,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", action="append", default=[], metavar="NAME[,NAME]",
                     help=f"run only these benchmarks ({', '.join(BENCHMARKS)})")
     ap.add_argument("--count", action="append", default=[], type=parse_count, metavar="NAME=N",
-                    help="override a benchmark's size: boards (floodit*), map size (bloxorz-large), sampled states "
-                         "(successors), timed runs (startup, bloxorz-samples)")
+                    help="override a benchmark's size: boards (floodit*; drops: of each kind), map size (bloxorz-large), "
+                         "sampled states (successors), timed runs (startup, bloxorz-samples), levels (splashback), "
+                         "deals (lianliankan)")
     ap.add_argument("--time-limit", type=float, default=None,
                     help="seconds per gridrules search (default 10; 5 with --quick; bloxorz-large gets twice this)")
     ap.add_argument("--budget", type=float, default=None,

@@ -1,4 +1,5 @@
-"""Splash Back benchmark (issue 4): play consecutive seeded random levels with the anytime search.
+"""Splash Back benchmark (issue 4): play consecutive seeded random levels with the anytime search. Part of
+`python -m bench.run` (as `splashback`, 1 s per level); alone:
 
     python -m bench.splashback                        # 100 levels, 2 s per level, starting with 10 drops
     python -m bench.splashback --levels 20 --budget 5 --clear-reward 1
