@@ -82,3 +82,18 @@ def caller(D, SG):
     return size(D, SG)
 '''
     assert signatures(prune_arrays(source)) == {"size": ["n"], "caller": ["D"]}
+
+
+def test_the_pass_is_remembered_in_the_cache_directory(tmp_path, monkeypatch):
+    from gridrules.compiled.prune import prune_cached
+
+    monkeypatch.setenv("GRIDRULES_CACHE", str(tmp_path))
+    prune_cached.cache_clear()
+    assert prune_cached(SOURCE) == prune_arrays(SOURCE)
+    (kept,) = (tmp_path / "pruned").glob("*.py")
+    kept.write_text("# what the cache holds\n")
+    prune_cached.cache_clear()
+    assert prune_cached(SOURCE) == "# what the cache holds\n"  # read back, not computed again
+    prune_cached.cache_clear()
+    assert prune_cached(SOURCE + "\n") == prune_arrays(SOURCE)  # another source: its own entry
+    prune_cached.cache_clear()

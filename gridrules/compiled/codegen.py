@@ -17,7 +17,7 @@ import re
 
 from .. import ir
 from ..instance import Instance
-from .prune import prune_arrays
+from .prune import prune_cached
 from ..layout import bits_for
 from ..reference.evaluator import MAX_FLIGHT, particle_gap, queue_room
 
@@ -1192,7 +1192,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     for ai in low.pair_actions:
         parts.append(_pairs_code(ai, steps[ai], pair_join(game.actions[ai], steps[ai])))
     parts.append(_dispatch(low, game, steps))
-    return prune_arrays("\n".join(parts) + "\n"), low, moves
+    return prune_cached("\n".join(parts) + "\n"), low, moves
 
 
 def chain_code(low: Lowering, rules) -> str:

@@ -9,9 +9,38 @@ its definition and from every call of it, working out through the call graph wha
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from ..cache import cache_dir
 
 ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
 FIXED = frozenset({"expand", "heuristic", "goal", "score"})  # entry points: signatures fixed by loops.py
+
+
+@functools.lru_cache(maxsize=64)
+def prune_cached(source: str) -> str:
+    """prune_arrays, remembered in the cache directory by a hash of the source and of this pass: the pass (ast
+    parse and unparse) takes ~0.1 s a module, which every run that finds its native code cached would spend."""
+    key = hashlib.sha256(source.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
+    path = cache_dir() / "pruned" / f"{key}.py"
+    try:
+        return path.read_text()
+    except OSError:
+        pass
+    pruned = prune_arrays(source)
+    try:  # (best effort: a cache that cannot be written only costs the pass again next time)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(pruned)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return pruned
 
 
 def prune_arrays(source: str) -> str:
