@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))  # shared test helpers (helpers.py)
+pytest.register_assert_rewrite("helpers")  # (their asserts show the values compared, as tests' own do)
 
 settings.register_profile("ci", max_examples=40, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

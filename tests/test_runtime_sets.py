@@ -83,3 +83,34 @@ def test_bit_index(b):
 def test_distinct_count(values):
     """Both ways of counting (a table for a narrow span of values, a heap sort for a wide one)."""
     assert rt.distinct_count(np.array(values, np.int64)) == len(set(values))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-2**40, 2**40), max_size=60), st.data())
+def test_sort_and_argsort(values, data):
+    n = data.draw(st.integers(0, len(values)))
+    a = np.array(values + [7], np.int64)  # (an entry past n that must stay where it is)
+    rt.sort_ints(a, n)
+    assert a[:n].tolist() == sorted(values[:n]) and a[n:].tolist() == values[n:] + [7]
+    keys = np.array(values + [0], np.int64)
+    order = np.full(len(keys), -1, np.int64)
+    rt.argsort_ints(keys, n, order)
+    assert order[:n].tolist() == sorted(range(n), key=lambda i: (values[i], i))
+
+
+@pytest.mark.parametrize("ruleset", ["bloxorz", "drops", "floodit", "lianliankan", "splashback"])
+def test_generated_modules_sort_only_with_the_runtime(ruleset, root):
+    """numba names the machine code of its own sort and argsort by a per-process counter: two cached modules
+    built in different processes may each hold one under the same name, and once both are loaded a call can run
+    the other (a module's in-place sort ran another module's argsort, leaving the array unsorted). Generated
+    code sorts with runtime.sort_ints / argsort_ints only."""
+    import re
+
+    from gridrules import api
+    from gridrules.compiled.codegen import generate
+    from gridrules.reference.system import interpreter
+
+    level = sorted((root / "rulesets" / ruleset / "levels").glob("*"))[0]
+    inst = api.load(ruleset, level)[0]
+    source = generate(inst, None, interpreter(inst))[0]
+    assert not re.search(r"\.sort\(|np\.sort|argsort\(", source.replace("rt.argsort_ints(", ""))

@@ -173,6 +173,49 @@ def _sift_down(a, root, end):
         root = child
 
 
+# Generated modules sort with these, never with numba's own sort or argsort: numba builds those per process and
+# names their machine code by a per-process counter, so two cached modules compiled in different processes can
+# both hold a differently built sort under one name, and once both are loaded a call may run the other one (seen:
+# a module's in-place sort bound to another module's argsort, leaving the array unsorted). Functions of this
+# module have one name everywhere.
+@njit(cache=True)
+def sort_ints(a, n):
+    """Sort a[:n] in place (heap sort)."""
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(a, start, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift_down(a, 0, end)
+
+
+@njit(cache=True)
+def _sift_down_by(keys, order, root, end):
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        a, b = order[child], order[child + 1] if child + 1 < end else -1
+        if b >= 0 and (keys[b] > keys[a] or keys[b] == keys[a] and b > a):
+            child += 1
+        x, y = order[root], order[child]
+        if keys[x] > keys[y] or keys[x] == keys[y] and x > y:
+            return
+        order[root], order[child] = y, x
+        root = child
+
+
+@njit(cache=True)
+def argsort_ints(keys, n, order):
+    """order[:n] = the indices 0..n-1 sorted by keys[index], equal keys by index (heap sort)."""
+    for i in range(n):
+        order[i] = i
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down_by(keys, order, start, n)
+    for end in range(n - 1, 0, -1):
+        order[0], order[end] = order[end], order[0]
+        _sift_down_by(keys, order, 0, end)
+
+
 @njit(cache=True)
 def distinct_count(values):
     """How many different numbers `values` (a scratch array) holds. Values within a span of 4096 (a layer's
