@@ -24,7 +24,7 @@ FIXED = frozenset({"expand", "heuristic", "goal", "score"})  # entry points: sig
 @functools.lru_cache(maxsize=64)
 def prune_cached(source: str) -> str:
     """prune_arrays, remembered in the cache directory by a hash of the source and of this pass: the pass (ast
-    parse and unparse) takes ~0.1 s a module, which every run that finds its native code cached would spend."""
+    parse and unparse) takes ~20 ms a module, which every run that finds its native code cached would spend."""
     key = hashlib.sha256(source.encode() + Path(__file__).read_bytes()).hexdigest()[:24]
     path = cache_dir() / "pruned" / f"{key}.py"
     try:

@@ -185,13 +185,12 @@ class CompiledSystem:
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
         self.S[:] = state
-        if every:
-            self.work[5][3] = 0
+        ab = self.work[5]
+        ab[3] = 0 if every else 1
         try:
             n = self._run(self._expand or self._entry_point("expand"), *self._expand_args)
         finally:
-            if every:
-                self.work[5][3] = 1
+            ab[3] = 1
         texts, (move, out, cost) = self.moves, self._views
         return [(texts[m], tuple(row), k) for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
 
