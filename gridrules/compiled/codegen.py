@@ -129,6 +129,23 @@ def prefilter(action: ir.ActionInfo, game: ir.Game) -> list[tuple]:
 PARENT = ["D0", "g0", "SL", "SG", "BM", "ab"]  # the arrays of a function that reads a move's parent state
 
 
+def _memo_sides(ai: int, steps: list):
+    """Each side of action `ai`'s prefilter steps, in order, as (parameter, memo array, value array or None, probe
+    function): a test has one side, whose memo over the cells says 0 not read yet, 1 holds, 2 fails; a join has
+    two (x, y), each with the value its probe read."""
+    for k, step in enumerate(steps):
+        if step[0] == "test":
+            yield step[1], f"S{ai}_{k}", None, f"pre_{ai}_{k}"
+        else:
+            for side, p in (("x", step[1]), ("y", step[3])):
+                yield p, f"S{ai}_{k}{side}", f"V{ai}_{k}{side}", f"pre_{ai}_{k}{side}"
+
+
+def _memo_arrays(ai: int, steps: list) -> list[str]:
+    """The memo and value arrays of `_memo_sides`, in order (how expand hands them to pairs_{ai})."""
+    return [a for _, memo, value, _ in _memo_sides(ai, steps) for a in (memo, value) if a is not None]
+
+
 def pair_join(action: ir.ActionInfo, steps: list) -> int | None:
     """For an action of exactly two cells whose prefilter joins them (`kind(tile[a]) == kind(tile[b])`): the index
     of its first join step, by whose values expand can list the pairs that may match (a bucket per value)
@@ -181,7 +198,7 @@ class Lowering:
         self.errors: list[tuple[str, object, str | None]] = []
         self.tmp = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
-        self.pair_actions: list[int] = []  # actions whose moves expand lists by buckets (`pair_join`)
+        self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
         self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
         # where every layer and global lives
         self.dyn_layers = [l.name for l in self.game.layers if not l.static]
@@ -1164,7 +1181,8 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         moves = action_instances(inst, rules)  # (text, action index, args), numbered as the reference does
     used = {ai for _, ai, _ in moves}  # actions whose `when` holds for no parameter value are not compiled
     steps = {ai: prefilter(game.actions[ai], game) for ai in sorted(used)}  # (expand checks these, not the action)
-    low.pair_actions = [ai for ai in sorted(used) if pair_join(game.actions[ai], steps[ai]) is not None]
+    joins = {ai: pair_join(game.actions[ai], steps[ai]) for ai in sorted(used)}
+    low.pair_actions = {ai: key for ai, key in joins.items() if key is not None}
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
@@ -1189,8 +1207,8 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
     parts.append(_any_function(low, "_dead", game.fails))
-    for ai in low.pair_actions:
-        parts.append(_pairs_code(ai, steps[ai], pair_join(game.actions[ai], steps[ai])))
+    for ai, key in low.pair_actions.items():
+        parts.append(_pairs_code(ai, steps[ai], key))
     parts.append(_dispatch(low, game, steps))
     return prune_cached("\n".join(parts) + "\n"), low, moves
 
@@ -1352,15 +1370,8 @@ def _pairs_code(ai: int, steps: list, key: int) -> str:
     faulted: a fault belongs to a move, so the caller then tries the moves one by one, which faults at the move
     the rule would (or not at all, where the rule never reads that step)."""
     sides = {0: [], 1: []}  # parameter -> its steps' (memo, value or None, probe), in order
-    arrays = []
-    for k, step in enumerate(steps):
-        if step[0] == "test":
-            sides[step[1]].append((f"S{ai}_{k}", None, f"pre_{ai}_{k}"))
-            arrays.append(f"S{ai}_{k}")
-            continue
-        for side, p in (("x", step[1]), ("y", step[3])):
-            sides[p].append((f"S{ai}_{k}{side}", f"V{ai}_{k}{side}", f"pre_{ai}_{k}{side}"))
-            arrays += [f"S{ai}_{k}{side}", f"V{ai}_{k}{side}"]
+    for p, memo, value, probe in _memo_sides(ai, steps):
+        sides[p].append((memo, value, probe))
     o = Out()
     o("try:")
     o.indent()
@@ -1434,7 +1445,7 @@ def _pairs_code(ai: int, steps: list, key: int) -> str:
     o("i, j = i2, j2")
     o.dedent()
     o("return nc")
-    args = arrays + ["CAND", "nc", "at"] + PARENT
+    args = _memo_arrays(ai, steps) + ["CAND", "nc", "at"] + PARENT
     return (f"@njit(cache=True)\ndef pairs_{ai}({', '.join(args)}):\n"
             + "\n".join(_board_names(o.lines) + o.lines) + "\n")
 
@@ -1446,12 +1457,11 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o = Out()
     o("_decode(s, D0, g0, SG)")
     used = steps.keys()  # (the actions the level's moves use, with their prefilter steps)
-    for ai, todo in steps.items():  # each prefilter step's memo over the cells: 0 not read yet, 1 holds, 2 fails
-        for k, step in enumerate(todo):
-            for side in ("",) if step[0] == "test" else ("x", "y"):
-                o(f"S{ai}_{k}{side} = np.zeros(N, np.int8)")
-                if side:
-                    o(f"V{ai}_{k}{side} = np.empty(N, np.int64)")
+    for ai in steps:  # each prefilter step's memo over the cells (`_memo_sides`)
+        for _, memo, value, _ in _memo_sides(ai, steps[ai]):
+            o(f"{memo} = np.zeros(N, np.int8)")
+            if value is not None:
+                o(f"{value} = np.empty(N, np.int64)")
     # the moves to try: every one, or (when the system put pair tables in SG: system.pair_tables) the moves of
     # the other actions and the pairs that pass the prefilter of each pair action (`_pairs_code`), in order
     if low.pair_actions:
@@ -1464,12 +1474,11 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o(f"    CAND[mi] = SG[{low.nsg + 1} + mi]")
         o(f"at = {low.nsg + 1} + nc")
         for b, ai in enumerate(low.pair_actions):
-            arrays = [f"{x}{ai}_{k}{side}" for k, step in enumerate(steps[ai]) for side in
-                      (("",) if step[0] == "test" else ("x", "y")) for x in (("S",) if not side else ("S", "V"))]
             if b:
                 o("at += N * N")
                 o("if nc >= 0:")
-            o(f"{'    ' if b else ''}nc = pairs_{ai}({', '.join(arrays + ['CAND', 'nc', 'at'] + PARENT)})")
+            call = ", ".join(_memo_arrays(ai, steps[ai]) + ["CAND", "nc", "at"] + PARENT)
+            o(f"{'    ' if b else ''}nc = pairs_{ai}({call})")
         o("if nc > 1:")
         o("    rt.sort_ints(CAND, nc)")
         o.dedent()

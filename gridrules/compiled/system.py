@@ -231,12 +231,12 @@ class CompiledSystem:
 PAIR_TABLE_LIMIT = 1 << 22  # entries (8 bytes each): room for every level within reference.MAX_MOVES
 
 
-def pair_tables(inst: Instance, actions: list[int], moves) -> np.ndarray:
+def pair_tables(inst: Instance, actions, moves) -> np.ndarray:
     """What expand needs to list the moves of pair actions (codegen._pairs_code) by buckets, put after the static
-    globals in SG: the count of the other actions' moves, their indices, then per pair action a table of N x N
-    entries, the move of cells (q0, q1) or -1. Nothing (expand then tries every move) when there is no pair
-    action, when the tables would be large, when the pairs are few (trying each is then as quick), or when two
-    moves name the same pair."""
+    globals in SG: the count of the other actions' moves, their indices, then per pair action (`actions`, in
+    order) a table of N x N entries, the move of cells (q0, q1) or -1. Nothing (expand then tries every move)
+    when there is no pair action, when the tables would be large, when the pairs are few (trying each is then as
+    quick), or when two moves name the same pair."""
     cells = inst.rows * inst.cols
     which = {ai: b for b, ai in enumerate(actions)}
     pairs = sum(1 for _, ai, _ in moves if ai in which)
