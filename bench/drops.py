@@ -12,6 +12,10 @@ dense   seeded dense 6x6 boards of sizes 0..4 ("dense"), the same two, grouped b
         proves (seed 000 clicks only 3s and 4s: its answer may be longer, or none). Targets: at depth 7
         gridrules at least 20x faster than seed 000; depths 8 and 9 solved and proved optimal in 10 s median.
 
+orders  what Drops' `commutes` saves the path searches: the compiled iddfs and idastar on seeded dense boards
+        (optimal depths 3..5), with drops.grl as it is and with its `commutes` line deleted; expansions,
+        successors generated and time, side by side. Not run by `bench.run` (no target of its own).
+
 Every answer of both is checked: gridrules' solutions are replayed by the reference rules (the search says
 `verified`), and seed 000's click count must equal the proved optimum on `threes` boards.
 """
@@ -103,6 +107,50 @@ def compare(kind: str, count: int, time_limit: float) -> dict:
     return out
 
 
+def orders(count: int, time_limit: float) -> dict:
+    """Each path search with and without `commutes` on the first `count` dense boards of optimal depth 3..5."""
+    from gridrules import api
+    from solvers import Budget
+
+    rules = Path(api.resolve_ruleset("drops"))
+    text = rules.read_text()
+    plain_text = "\n".join(line for line in text.splitlines() if line.strip() != "commutes") + "\n"
+    assert plain_text.count("\n") == text.count("\n") - 1, "drops.grl has one `commutes` line"
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "drops_plain.grl"
+        plain.write_text(plain_text)
+        level = Path(tmp) / "board.txt"
+        k = 0
+        while len(rows) < count:
+            level.write_text(_text(gen.drops_board("dense", k)))
+            k += 1
+            (inst,) = api.load(str(rules), str(level), level_format="numbers")
+            depth = api.system(inst).search("astar", Budget(time_limit=time_limit)).cost
+            if depth is None or not 3 <= depth <= 5:
+                continue
+            row = {"board": k - 1, "depth": depth}
+            for name, path in (("ordered", rules), ("plain", plain)):
+                (inst,) = api.load(str(path), str(level), level_format="numbers")
+                system = api.system(inst)
+                system.successors(inst.initial)  # (loads the compiled module before the clock starts)
+                for algorithm in ("iddfs", "idastar"):
+                    t = time.perf_counter()
+                    sol = system.search(algorithm, Budget(time_limit=time_limit))
+                    took = time.perf_counter() - t
+                    assert sol.status != "solved" or sol.cost == depth, (k - 1, name, algorithm, sol.cost)
+                    row[f"{algorithm}_{name}"] = (sol.stats.expanded, sol.stats.generated, round(took, 3),
+                                                  sol.status)
+            for algorithm in ("iddfs", "idastar"):
+                o, p = row[f"{algorithm}_ordered"], row[f"{algorithm}_plain"]
+                if o[3] == p[3] == "solved":
+                    row[f"{algorithm}_generated_ratio"] = round(p[1] / max(o[1], 1), 2)
+                    row[f"{algorithm}_time_ratio"] = round(p[2] / max(o[2], 1e-6), 2)
+            print(row, flush=True)
+            rows.append(row)
+    return {"boards": rows}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="threes,dense")
@@ -116,7 +164,9 @@ def main(argv=None) -> int:
         except seeds.SeedError as err:
             return {"skipped": str(err)}
 
-    return run_named(args.only, {name: functools.partial(run, name) for name in ("threes", "dense")})
+    runners = {name: functools.partial(run, name) for name in ("threes", "dense")}
+    runners["orders"] = functools.partial(orders, args.boards, args.time_limit)
+    return run_named(args.only, runners)
 
 
 if __name__ == "__main__":

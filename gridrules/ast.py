@@ -211,6 +211,14 @@ class Safe(Node):
 
 
 @dataclass(frozen=True)
+class Commutes(Node):
+    """`commutes`: the move being made commutes with the next one if that one also runs `commutes` — a path
+    search tries one order of such runs."""
+
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class Emit(Node):
     """`emit P(cell)` or `emit P(cell, dir)`: send particles of kind P flying (see ParticleDecl)."""
 
@@ -241,7 +249,7 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Emit | If | For | While
+Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Emit | If | For | While
 
 
 # ---- declarations ------------------------------------------------------------------------------

@@ -592,6 +592,11 @@ class Checker:
                 self.error("`safe` marks a move, so it belongs in an action", s,
                            "an action may also call a def that decides, e.g. `if lone(a): safe`")
             return [ir.Safe(s.span)]
+        if isinstance(s, A.Commutes):
+            if sc.kind != "action":
+                self.error("`commutes` marks a move, so it belongs in an action", s,
+                           "put it in the action, in the branch of an `if` where the move is known to commute")
+            return [ir.Commutes(s.span)]
         if isinstance(s, A.Emit):
             return self._emit(s, sc)
         if isinstance(s, A.Let):
@@ -1040,7 +1045,8 @@ class Checker:
             bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs),
             actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
-            formats=tuple(formats), predicates_nlocals=pred_slots, score=score)
+            formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
+            commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions))
 
     def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:
         """A heuristic's or the score's body: it reads the state and returns an int on every path."""

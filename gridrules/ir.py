@@ -5,6 +5,7 @@ that mention parameters or the board size stay expressions until a level instant
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .errors import Span
@@ -188,6 +189,17 @@ class CallDef(Expr):
     span: Span | None = SPAN
 
 
+def contains(node, found) -> bool:
+    """Whether an IR statement or expression (or a tuple of them) has a part for which found(part) holds."""
+    if found(node):
+        return True
+    if isinstance(node, tuple):
+        return any(contains(x, found) for x in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, Ty):
+        return any(contains(getattr(node, f.name), found) for f in dataclasses.fields(node))
+    return False
+
+
 def params_only(e: Expr) -> bool:
     """Whether an expression depends on nothing but literals, parameters and the board size (so it is one
     number per level), e.g. a cost like `swap_cost`."""
@@ -256,6 +268,13 @@ class Return(Stmt):
 @dataclass(frozen=True)
 class Safe(Stmt):
     """Mark the move being made as safe: when it is legal, a search takes it alone."""
+
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Commutes(Stmt):
+    """Mark the move being made as commuting: two such moves in a row can be swapped (see docs, `commutes`)."""
 
     span: Span | None = SPAN
 
@@ -442,6 +461,7 @@ class Game:
     formats: tuple[LevelFormat, ...]
     predicates_nlocals: int = 0  # local slots used by goal / fail / cost / when expressions
     score: Procedure | None = None  # what a solution is worth, read on its last state (higher is better)
+    commuting: bool = False  # some action runs `commutes`: path searches try one order of commuting moves
 
     def enum_values(self, name: str) -> tuple[str, ...]:
         if name == "dir":

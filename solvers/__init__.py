@@ -16,6 +16,7 @@ from .protocol import (
     SOLVED,
     UNSOLVABLE,
     Budget,
+    CommutingSystem,
     Move,
     ScoredSystem,
     Solution,

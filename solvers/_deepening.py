@@ -24,6 +24,11 @@ def deepen(system: TransitionSystem, search: Search,
     With `table_size > 0`, a table of the least g at which each state was entered in this
     iteration prunes re-entries at no smaller g (whatever they could reach within the
     bound was already searched); it keeps at most `table_size` entries.
+
+    On a CommutingSystem each run of commuting moves is tried in one order (path_successors).
+    A state entered after a commuting move numbered r was searched without the commuting
+    moves numbered below r, so the table prunes a re-entry only at no smaller g *and* no
+    smaller r.
     """
     stats = search.stats
     admissible = heuristic is None or search.budget.admissible
@@ -34,20 +39,26 @@ def deepen(system: TransitionSystem, search: Search,
     bound = heuristic(root) if heuristic is not None else 0
     if admissible and search.over_cost(bound):
         return search.unsolvable()
+    if getattr(system, "commuting", False):
+        def children(state, after):
+            return iter(system.path_successors(state, after))
+    else:
+        def children(state, after):
+            return ((move, child, cost, -1) for move, child, cost in system.successors(state))
     while True:
         stats.depth = bound
         cut: int | None = None  # least f above the bound: the next bound
-        table: dict = {root: 0} if table_size else {}
+        table: dict = {root: (0, -1)} if table_size else {}  # state -> (g, after) when entered
         path: list[State] = [root]
         path_g = [0]
         moves: list[str] = []
         on_path = {root}
-        frames = [iter(system.successors(root))]
+        frames = [children(root, -1)]
         search.expand()
         search.visited()
         while frames:
             g = path_g[-1]
-            for move, child, cost in frames[-1]:
+            for move, child, cost, after in frames[-1]:
                 stats.generated += 1
                 child_g = g + cost
                 if child in on_path:
@@ -69,16 +80,16 @@ def deepen(system: TransitionSystem, search: Search,
                     continue
                 if table_size:
                     seen = table.get(child)
-                    if seen is not None and seen <= child_g:
+                    if seen is not None and seen[0] <= child_g and seen[1] <= after:
                         stats.duplicates += 1
                         continue
                     if seen is not None or len(table) < table_size:
-                        table[child] = child_g
+                        table[child] = (child_g, after)
                 path.append(child)
                 path_g.append(child_g)
                 moves.append(move)
                 on_path.add(child)
-                frames.append(iter(system.successors(child)))
+                frames.append(children(child, after))
                 search.expand()
                 search.visited()
                 search.stored(len(path) + len(table), limited=False)

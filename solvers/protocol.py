@@ -44,6 +44,20 @@ class ScoredSystem(TransitionSystem, Protocol):
     def score(self, state: State) -> int: ...
 
 
+class CommutingSystem(TransitionSystem, Protocol):
+    """A system some of whose moves commute, saying so with a true attribute `commuting`. Moves are numbered
+    (instance numbers, fixed for the system). The promise: when a commuting move m1 is followed by a commuting
+    move m2 != m1, then m2 was legal and commuting before m1, m1 is legal and commuting after m2, and both
+    orders reach the same state at the same cost. A path search (iddfs, idastar) then tries each run of
+    commuting moves in one order, ascending by number: path_successors(state, after) leaves out the commuting
+    moves numbered below `after`, the number of the commuting move just made (-1: none), and gives each move's
+    number when it commutes (else -1) as a fourth item."""
+
+    commuting: bool
+
+    def path_successors(self, state: State, after: int) -> Iterable[tuple[Move, State, int, int]]: ...
+
+
 SOLVED = "solved"
 UNSOLVABLE = "unsolvable"
 BUDGET_EXHAUSTED = "budget_exhausted"

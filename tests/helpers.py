@@ -94,7 +94,7 @@ def bloxorz_maps(draw, heights, widths):
 
 
 __all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "bloxorz_maps", "ROOT", "native_agrees",
-           "walk_and_compare"]
+           "walk_and_compare", "Plain", "commutes_as_promised"]
 
 
 def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs")):
@@ -115,6 +115,47 @@ def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs"
             assert ref.is_goal(state) and cost == mine.cost
 
 
+class Plain:
+    """The same system without its commuting moves' promise: path searches try every order."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.min_move_cost = getattr(inner, "min_move_cost", 0)
+
+    def initial(self):
+        return self.inner.initial()
+
+    def successors(self, s):
+        return self.inner.successors(s)
+
+    def is_goal(self, s):
+        return self.inner.is_goal(s)
+
+    def heuristic(self, s):
+        return self.inner.heuristic(s)
+
+
+def commutes_as_promised(sys_, state) -> int:
+    """Check the promise of `commutes` (solvers.CommutingSystem) at `state` for every pair of commuting moves
+    in a row; returns how many pairs were checked."""
+    checked = 0
+    first = {text: (nxt, k, i) for text, nxt, k, i in sys_.path_successors(state, -1)}
+    for m1, (s1, k1, i1) in first.items():
+        if i1 < 0:
+            continue
+        for m2, s12, k2, i2 in sys_.path_successors(s1, -1):
+            if i2 < 0 or m2 == m1:
+                continue
+            assert m2 in first and first[m2][2] >= 0, f"{m1} then {m2}: {m2} was not a commuting move before {m1}"
+            s2, k2_before = first[m2][0], first[m2][1]
+            after2 = {text: (nxt, k, i) for text, nxt, k, i in sys_.path_successors(s2, -1)}
+            assert m1 in after2 and after2[m1][2] >= 0, f"{m1} is not a commuting move after {m2}"
+            assert after2[m1][0] == s12, f"{m1} {m2} and {m2} {m1} end in different states"
+            assert k1 + k2 == k2_before + after2[m1][1], f"{m1} {m2} and {m2} {m1} cost differently"
+            checked += 1
+    return checked
+
+
 def walk_and_compare(inst, seed, steps=25):
     """A random walk on which both backends give the same moves (searched and legal), goals, heuristics and
     scores."""
@@ -129,6 +170,10 @@ def walk_and_compare(inst, seed, steps=25):
         assert ref.is_goal(state) == nat.is_goal(state)
         assert ref.heuristic(state) == nat.heuristic(state)
         assert ref.scored == nat.scored and ref.score(state) == nat.score(state)
+        assert ref.commuting == nat.commuting
+        if ref.commuting:  # what a path search gets after some commuting move, or after none
+            after = rng.randrange(-1, len(ref.moves))
+            assert sorted(ref.path_successors(state, after)) == sorted(nat.path_successors(state, after))
         if not a:
             break
         state = rng.choice(a)[1]

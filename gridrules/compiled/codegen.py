@@ -22,10 +22,11 @@ from ..layout import bits_for
 from ..reference.evaluator import MAX_FLIGHT, particle_gap, queue_room
 
 NONE = -(1 << 40)
-# The work row `ab` (system._work): flags in ab[0:QUEUE]; with particles, ab[QUEUE] counts the particles queued,
+# The work row `ab` (system._work): flags in ab[0:QUEUE] (ab[4]: the move ran `safe`; ab[5]: it ran `commutes`;
+# ab[6]: a path search's `after`, -2 outside one); with particles, ab[QUEUE] counts the particles queued,
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
-QUEUE = 5
+QUEUE = 7
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
                "FULL": "BM[0]", "NOT_LEFT": "BM[1]", "NOT_RIGHT": "BM[2]"}  # (all cells; masks for shifts)
@@ -37,20 +38,9 @@ def _board_names(lines: list[str]) -> list[str]:
     return [f"    {name} = {BOARD_NAMES[name]}" for name in BOARD_NAMES if name in used]
 
 
-def _contains(node, found) -> bool:
-    """Whether an IR statement or expression (or a tuple of them) has a part for which found(part) holds."""
-    if found(node):
-        return True
-    if isinstance(node, tuple):
-        return any(_contains(x, found) for x in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, ir.Ty):
-        return any(_contains(getattr(node, f.name), found) for f in dataclasses.fields(node))
-    return False
-
-
 def _writes(node, game: ir.Game) -> bool:
     """Whether an IR statement or expression may change the state: a store, or a call of a def that stores."""
-    return _contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray, ir.Emit))
+    return ir.contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray, ir.Emit))
                      or isinstance(x, ir.CallDef) and game.proc(x.name).writes_state)
 
 
@@ -60,7 +50,7 @@ def emitters(game: ir.Game) -> set[str]:
     of starting one: numba cannot compile the chain calling a def that calls the chain."""
     found: set[str] = set()
     while True:
-        more = {d.name for d in game.defs if d.name not in found and _contains(
+        more = {d.name for d in game.defs if d.name not in found and ir.contains(
             d.body, lambda x: isinstance(x, ir.Emit) or isinstance(x, ir.CallDef) and x.name in found)}
         if not more:
             return found
@@ -76,7 +66,7 @@ def _conjuncts(e) -> list:
 
 def _locals_in(e) -> set[int]:
     found = set()
-    _contains(e, lambda x: isinstance(x, ir.Local) and found.add(x.slot))
+    ir.contains(e, lambda x: isinstance(x, ir.Local) and found.add(x.slot))
     return found
 
 
@@ -874,6 +864,9 @@ class Lowering:
     def s_Safe(self, s, o, ctx):
         o("ab[4] = 1")
 
+    def s_Commutes(self, s, o, ctx):
+        o("ab[5] = 1")
+
     def s_Eval(self, s, o, ctx):
         self.ex(s.call, o, ctx)
 
@@ -1493,7 +1486,8 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("a = MA[m]")
     o("k = 0")
     first = True
-    safe = any(_contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Safe)) for ai in used)
+    safe = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Safe)) for ai in used)
+    commutes = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Commutes)) for ai in used)
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
@@ -1520,6 +1514,8 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("ab[1] = m  # (the move a fault belongs to)")
         if safe:
             o("ab[4] = 0  # (set by `safe`)")
+        if commutes:
+            o("ab[5] = 0  # (set by `commutes`)")
         act = f"act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
         if ai in low.heads:
             o(f"ok = head_{ai}({', '.join(args + PARENT)})")
@@ -1563,6 +1559,14 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("MOVE[0] = m")
         o("COST[0] = k")
         o("return 1")
+        o.dedent()
+    if commutes:
+        o("if ab[5] != 0 and ab[6] > -2:  # a commuting move in a path search (system.path_successors)")
+        o.indent()
+        o("if m < ab[6]:")
+        o("    n -= 1  # (the search tried this order of the two moves)")
+        o("else:")
+        o("    MOVE[n - 1] = -1 - m")
         o.dedent()
     o.dedent()
     o.dedent()

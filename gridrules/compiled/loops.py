@@ -204,6 +204,8 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
     D0, g0, D1, g1, BM, ab = W
     PG[0] = 0
     PM[0] = -1
+    if ab[6] > -2:  # ordering commuting moves: none made yet
+        ab[6] = -1
     if table_cap > 0:
         for s in range(TT.shape[0]):
             TT[s] = -1
@@ -216,19 +218,21 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
 
 
 @njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2, _I1, _I1,
-                 _U2, _I1, _I1, _I1, _I1, _B, _B, _I, _I, _I, _I, _W), cache=True)
-def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TT, INC,
+                 _U2, _I1, _I1, _I1, _I1, _I1, _B, _B, _I, _I, _I, _I, _W), cache=True)
+def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TA, TT, INC,
               meta, use_h, admissible, max_cost, max_states, table_cap, chunk, W):
     """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same
     algorithm as solvers/_deepening.py, step for step. The path is PATH[0..depth], each depth's successors
-    wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TT slots) keeps at most
-    table_cap states per iteration, growing on demand.
+    wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TA the `after` then, TT slots)
+    keeps at most table_cap states per iteration, growing on demand. Commuting moves are ordered when the
+    caller set ab[6] to -1 (expand then numbers a commuting successor m as -1 - m, see codegen).
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
     incumbent cost (-1 none), incumbent length, found length, iterations]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0)."""
     words = PATH.shape[1]
     D0, g0, D1, g1, BM, ab = W
+    ordered = ab[6] > -2
     if meta[6] == -1:
         meta[6] = 0
         if goal(PATH[0], SL, SG, D1, g1, BM, ab):
@@ -265,6 +269,10 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
         CHI[d] = j + 1
         meta[4] += 1
         cg = PG[d] + CHC[d, j]
+        m = CHM[d, j]
+        after = -1
+        if m < 0:  # a commuting move: its successors come after it in the order
+            m = after = -1 - m
         if _on_path(PATH, d, CH, d, j, words):
             meta[5] += 1
             continue
@@ -272,13 +280,13 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
             continue
         if goal(CH[d, j], SL, SG, D1, g1, BM, ab):
             if cg <= bound:
-                PM[d + 1] = CHM[d, j]
+                PM[d + 1] = m
                 meta[8], meta[11], meta[6] = cg, d + 1, 1
                 return
             if meta[9] < 0 or cg < meta[9]:  # a solution above the bound: the best so far
                 for p in range(1, d + 1):
                     INC[p - 1] = PM[p]
-                INC[d] = CHM[d, j]
+                INC[d] = m
                 meta[9], meta[10] = cg, d + 1
             if meta[2] < 0 or cg < meta[2]:
                 meta[2] = cg
@@ -300,10 +308,11 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
             slot = _find(TK, TT, n, words)
             k = TT[slot]
             if k >= 0:
-                if TG[k] <= cg:
+                if TG[k] <= cg and TA[k] <= after:
                     meta[5] += 1
                     continue
                 TG[k] = cg
+                TA[k] = after
             elif n < table_cap:
                 if n + 1 >= TK.shape[0]:  # room for the scratch row: grow first
                     CHI[d] = j
@@ -312,11 +321,14 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
                     return
                 TT[slot] = n
                 TG[n] = cg
+                TA[n] = after
                 meta[7] = n + 1
         for w in range(words):
             PATH[d + 1, w] = CH[d, j, w]
         PG[d + 1] = cg
-        PM[d + 1] = CHM[d, j]
+        PM[d + 1] = m
+        if ordered:
+            ab[6] = after
         CHN[d + 1] = expand(PATH[d + 1], SL, SG, MA, MARG, CH[d + 1], CHM[d + 1], CHC[d + 1], D0, g0, D1, g1,
                             BM, ab)
         CHI[d + 1] = 0

@@ -157,12 +157,14 @@ class _Table:
     def __init__(self, words: int, rows: int):
         self.K = np.zeros((rows, words), np.uint64)
         self.G = np.zeros(rows, np.int64)
+        self.A = np.zeros(rows, np.int64)  # the `after` a state was entered with (loops.deepening)
         self.T = np.full(_pow2(2 * rows), -1, np.int64)
 
     def grown(self, used: int, cap: int) -> "_Table":
         new = _Table(self.K.shape[1], min(2 * self.K.shape[0], cap + 1))
         new.K[:used] = self.K[:used]
         new.G[:used] = self.G[:used]
+        new.A[:used] = self.A[:used]
         loops.rehash(new.K, used, new.T)
         return new
 
@@ -185,6 +187,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     admissible = (not use_h) or budget.admissible
     optimal = budget.admissible if use_h else True
     stats = Stats()
+    ab = system.work[5]
 
     def result(status, moves=None, cost=None, optimal=False):
         stats.expanded, stats.generated, stats.duplicates = int(meta[3]), int(meta[4]), int(meta[5])
@@ -196,12 +199,13 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
             cost = int(meta[9])
         return Solution(status, moves, cost, optimal or (status == SOLVED and cost == 0), stats, algorithm)
 
+    ab[6] = -1 if system.commuting else -2  # order the runs of commuting moves (loops.deepening)
     try:
         while True:
             t0 = time.perf_counter()
             system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
                         system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI,
-                        table.K, table.G, table.T, path.INC, meta, use_h, admissible, max_cost, max_states, cap,
+                        table.K, table.G, table.A, table.T, path.INC, meta, use_h, admissible, max_cost, max_states, cap,
                         pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
@@ -228,3 +232,5 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
+    finally:
+        ab[6] = -2  # (expand lists moves plainly again)

@@ -129,6 +129,7 @@ class CompiledSystem:
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
         self.min_move_cost = min_move_cost(game, rules)
         self.scored = game.score is not None
+        self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
 
     def _statics(self, low):
         inst = self.inst
@@ -193,6 +194,21 @@ class CompiledSystem:
             ab[3] = 1
         texts, (move, out, cost) = self.moves, self._views
         return [(texts[m], tuple(row), k) for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
+
+    def path_successors(self, state, after: int):
+        """successors() for a path search after the commuting move numbered `after` (-1: none), with each move's
+        number when it ran `commutes`, else -1 (see ReferenceSystem.path_successors). expand leaves the
+        commuting moves numbered below `after` out and marks the others by numbering them -1 - m."""
+        self.S[:] = state
+        ab = self.work[5]
+        ab[6] = after
+        try:
+            n = self._run(self._expand or self._entry_point("expand"), *self._expand_args)
+        finally:
+            ab[6] = -2
+        texts, (move, out, cost) = self.moves, self._views
+        return [(texts[m], tuple(row), k, -1) if m >= 0 else (texts[-1 - m], tuple(row), k, -1 - m)
+                for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
 
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
@@ -260,7 +276,9 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
-    while searching; 0 to list every legal move) and whether the move being made ran `safe`. With particles (of
+    while searching; 0 to list every legal move), whether the move being made ran `safe`, whether it ran
+    `commutes`, and a path search's `after` (path_successors; -2 when no path search orders commuting moves,
+    which expand then neither leaves out nor marks). With particles (of
     `particles` kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and the chain
     reaction's scratch (codegen.chain_code)."""
     cells = rows * cols
@@ -274,7 +292,7 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
             np.array(_FLAGS + (_chain_scratch(cells, particles) if particles else []), np.int64))
 
 
-_FLAGS = [0, 0, 0, 1, 0]  # ab[0:QUEUE], as the docstring above says
+_FLAGS = [0, 0, 0, 1, 0, 0, -2]  # ab[0:QUEUE], as the docstring above says
 assert len(_FLAGS) == QUEUE
 
 

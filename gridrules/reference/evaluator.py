@@ -16,6 +16,7 @@ from ..errors import RuleRuntimeError
 MAX_LOOP = 1_000_000
 MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
+COMMUTES = ("commutes",)  # the same for `commutes`
 CHAIN = ("chain",)  # while a chain reaction runs: the particles its handlers emit, to start at the next step
 
 
@@ -698,6 +699,12 @@ class Compiler:
             f.v[SAFE] = True
 
         return safe
+
+    def s_Commutes(self, s):
+        def commutes(f):
+            f.v[COMMUTES] = True
+
+        return commutes
 
     def s_If(self, s):
         branches = [(self.expr(c), self.block(b)) for c, b in s.branches]

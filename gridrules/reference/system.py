@@ -8,7 +8,7 @@ import re
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
-from .evaluator import SAFE, Abort, Board, Compiler, Frame
+from .evaluator import COMMUTES, SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
 
@@ -143,6 +143,7 @@ class ReferenceSystem:
         self.min_move_cost = min_move_cost(game, c)
         self._score = c.procedure(game.score) if game.score is not None else None
         self.scored = self._score is not None
+        self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
         by_text: dict[str, set[int]] = {}
         for i, (text, *_) in enumerate(self.moves):
             by_text.setdefault(text, set()).add(i)
@@ -157,6 +158,16 @@ class ReferenceSystem:
     def successors(self, state, only=None, every=False):
         """The moves a search follows: every legal move (or only those of the move instances numbered in
         `only`), or only the first safe move (one that ran `safe`) when there is one — unless `every`."""
+        return self._successors(state, only, every, None)
+
+    def path_successors(self, state, after: int):
+        """What a path search follows after a move that ran `commutes` and has instance number `after` (-1: after
+        any other move): successors() less the moves that run `commutes` with a smaller instance number (the
+        search tried them before that move), each with a fourth item, its instance number if it ran `commutes`,
+        else -1 (the `after` for its own successors). A safe move taken alone gets -1."""
+        return self._successors(state, None, False, after)
+
+    def _successors(self, state, only, every, after):
         base = self.inst.values(state)
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
@@ -186,8 +197,13 @@ class ReferenceSystem:
                                        "give the actions notations that tell them apart")
             seen.add(text)
             if v.get(SAFE) and not every:
-                return [(text, nxt, k)]
-            out.append((text, nxt, k))
+                return [(text, nxt, k) if after is None else (text, nxt, k, -1)]
+            if after is None:
+                out.append((text, nxt, k))
+            elif not v.get(COMMUTES):
+                out.append((text, nxt, k, -1))
+            elif i >= after:
+                out.append((text, nxt, k, i))
         return out
 
     def _any(self, preds, v) -> bool:

@@ -1,0 +1,138 @@
+"""`commutes`: the promise holds where the bundled rules make it, path searches try one order of each run of
+commuting moves and still find the optimum, both backends list the same path successors, and a safe move
+taken alone starts a new run."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from helpers import Plain, commutes_as_promised, instance, instance_from_rules, native_agrees, system
+from gridrules import api
+from solvers import solve
+
+# Lamps that only go on: every press commutes with every other; pressing the corner is also safe.
+LAMPS = """game lamps "Lamps"
+
+param corner_safe: bool = false
+layer lit: bool
+
+action press(p: cell) "{p}":
+    require not lit[p]
+    lit[p] = true
+    commutes
+    if corner_safe and p == (0, 0):
+        safe
+
+goal: empty(cells where not lit)
+
+level grid:
+    '.': lit = false
+    '*': lit = true
+"""
+
+
+def drops(board, **params):
+    text = "\n".join(" ".join(map(str, row)) for row in board) + "\n"
+    pairs = [f"{k}={str(v).lower()}" for k, v in params.items()]
+    return instance("drops", text, api.parse_params(api.load_rules("drops"), pairs), "numbers")
+
+
+boards = st.integers(2, 4).flatmap(lambda h: st.integers(2, 4).flatmap(
+    lambda w: st.lists(st.lists(st.integers(0, 4), min_size=w, max_size=w), min_size=h, max_size=h)))
+
+
+def test_the_bundled_rules_say_which_moves_commute():
+    assert api.load_rules("drops").commuting and api.load_rules("splashback").commuting
+    assert not api.load_rules("floodit").commuting and not api.load_rules("lianliankan").commuting
+
+
+@settings(max_examples=30, deadline=None)
+@given(boards, st.sampled_from(["half", "unit"]), st.booleans(), st.integers(0, 10**6))
+def test_drops_clicks_commute_as_promised(board, timing, any_cell, seed):
+    inst = drops(board, timing=timing, any_cell=any_cell)
+    ref = system(inst, "reference")
+    rng, state = random.Random(seed), inst.initial
+    for _ in range(4):
+        commutes_as_promised(ref, state)
+        nxt = ref.successors(state)
+        if not nxt:
+            break
+        state = rng.choice(nxt)[1]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), min_size=3, max_size=3), min_size=3, max_size=3),
+       st.integers(1, 4), st.integers(0, 10**6))
+def test_splashback_clicks_commute_as_promised(board, hand, seed):
+    text = "\n".join(" ".join(map(str, row)) for row in board) + "\n"
+    game = api.load_rules("splashback")
+    inst = instance("splashback", text, api.parse_params(game, [f"supply={hand}"]), "numbers")
+    ref = system(inst, "reference")
+    rng, state = random.Random(seed), inst.initial
+    for _ in range(3):
+        commutes_as_promised(ref, state)
+        nxt = ref.successors(state)
+        if not nxt:
+            break
+        state = rng.choice(nxt)[1]
+
+
+def test_the_promise_checker_finds_a_broken_promise():
+    # a press lights its lamp and the one to its right: pressing 1,2 then 1,1 is fine, but after 1,1 the lamp
+    # 1,2 is lit, so the other order is not legal
+    broken = LAMPS.replace("    lit[p] = true\n",
+                           "    lit[p] = true\n    if p.col + 1 < cols:\n        lit[(p.row, p.col + 1)] = true\n")
+    inst = instance_from_rules(broken, "..\n..\n")
+    with pytest.raises(AssertionError, match="is not a commuting move after"):
+        commutes_as_promised(system(inst, "reference"), inst.initial)
+
+
+def test_path_successors_leave_out_commuting_moves_numbered_below_after():
+    # moves, numbered in reading order: 1,1 (0, bursts: does not commute), 1,2 (1), 2,2 (3); 2,1 is empty
+    inst = drops([[4, 1], [0, 2]])
+    for backend in ("reference", "compiled"):
+        sys_ = system(inst, backend)
+        assert [(m, i) for m, _, _, i in sys_.path_successors(inst.initial, -1)] == \
+            [("1,1", -1), ("1,2", 1), ("2,2", 3)]
+        assert [(m, i) for m, _, _, i in sys_.path_successors(inst.initial, 2)] == [("1,1", -1), ("2,2", 3)]
+        assert [(m, i) for m, _, _, i in sys_.path_successors(inst.initial, 3)] == [("1,1", -1), ("2,2", 3)]
+        # listing and searching without an order still see every move
+        assert [m for m, _, _ in sys_.successors(inst.initial)] == ["1,1", "1,2", "2,2"]
+        assert sys_.legal_moves(inst.initial) == ["1,1", "1,2", "2,2"]
+
+
+def test_a_safe_move_taken_alone_starts_a_new_run():
+    inst = instance_from_rules(LAMPS, "...\n...\n", {"corner_safe": True})
+    for backend in ("reference", "compiled"):
+        sys_ = system(inst, backend)
+        # the corner commutes and is numbered 0, below `after`, but it is safe: taken alone, after -1
+        assert [(m, i) for m, _, _, i in sys_.path_successors(inst.initial, 4)] == [("1,1", -1)]
+
+
+@pytest.mark.parametrize("algorithm", ["iddfs", "idastar"])
+def test_one_order_of_each_run_is_tried(algorithm):
+    inst = instance_from_rules(LAMPS, "....\n.*..\n")
+    ref = system(inst, "reference")
+    ordered, plain = solve(ref, algorithm), solve(Plain(ref), algorithm)
+    assert (ordered.status, ordered.cost, plain.cost) == ("solved", 7, 7)
+    # seven presses in any order: without a table one order is tried of 7!; IDA*'s table already meets each set
+    # of presses once, but no longer generates the other orders' moves
+    assert ordered.stats.generated < plain.stats.generated / (20 if algorithm == "iddfs" else 2)
+    assert ordered.stats.expanded <= plain.stats.expanded
+    assert list(ordered.moves) == sorted(ordered.moves, key=lambda m: tuple(map(int, m.split(","))))
+
+
+@settings(max_examples=25, deadline=None)
+@given(boards, st.sampled_from(["half", "unit"]), st.booleans())
+def test_path_searches_find_the_same_optimum(board, timing, any_cell):
+    inst = drops(board, timing=timing, any_cell=any_cell)
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    for algorithm in ("iddfs", "idastar"):
+        ordered, plain = solve(ref, algorithm), solve(Plain(ref), algorithm)
+        assert (ordered.status, ordered.cost) == (plain.status, plain.cost)
+        if algorithm == "iddfs":  # (without a table: never more; IDA*'s table may prune less)
+            assert ordered.stats.generated <= plain.stats.generated
+    # the native deepening searches order the same runs, step for step
+    native_agrees(inst, nat, ref, ("iddfs", "idastar"))
