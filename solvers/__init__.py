@@ -62,7 +62,7 @@ def solve(system: TransitionSystem, algorithm: str = "astar",
 
 
 __all__ = [
-    "ALGORITHMS", "Algorithm", "BUDGET_EXHAUSTED", "Budget", "INTERRUPTED", "Move", "SOLVED",
-    "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime", "astar",
-    "bfs", "iddfs", "idastar", "layer_counts", "perft", "solve",
+    "ALGORITHMS", "Algorithm", "BUDGET_EXHAUSTED", "Budget", "INTERRUPTED", "Move", "SOLVED", "CommutingSystem",
+    "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime", "astar", "bfs",
+    "iddfs", "idastar", "layer_counts", "perft", "solve",
 ]

@@ -205,8 +205,8 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
             t0 = time.perf_counter()
             system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
                         system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI,
-                        table.K, table.G, table.A, table.T, path.INC, meta, use_h, admissible, max_cost, max_states, cap,
-                        pace.chunk, system.work)
+                        table.K, table.G, table.A, table.T, path.INC, meta, use_h, admissible, max_cost, max_states,
+                        cap, pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:

@@ -34,8 +34,8 @@ class _Blocks(Indenter):
 
 
 # Words of statements and expressions; they cannot name anything.
-RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe commutes emit "
-                     "cost when static admissible".split())
+RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe "
+                     "commutes emit cost when static admissible".split())
 
 
 class _ReservedWord(Exception):
