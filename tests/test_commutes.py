@@ -136,3 +136,42 @@ def test_path_searches_find_the_same_optimum(board, timing, any_cell):
             assert ordered.stats.generated <= plain.stats.generated
     # the native deepening searches order the same runs, step for step
     native_agrees(inst, nat, ref, ("iddfs", "idastar"))
+
+
+# Switches (docs/language.md §5.9) with a safe corner: wired flips do not commute, plain ones do, and a safe move
+# cuts a run short.
+SWITCHES = """game switches "Switches"
+
+layer on: bool
+layer wired: bool static
+
+action flip(p: cell) "{p}":
+    require not on[p]
+    on[p] = true
+    if wired[p] and on_board(p + D):
+        on[p + D] = true
+    else:
+        commutes
+    if p == (0, 0) and not wired[p]:
+        safe
+
+goal: empty(cells where not on)
+
+level grid:
+    '.': pass
+    'w': wired = true
+    '#': on = true
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 3).flatmap(lambda h: st.lists(st.text(".w#", min_size=3, max_size=3), min_size=h,
+                                                      max_size=h)))
+def test_safe_and_commuting_moves_together_keep_the_optimum(rows):
+    inst = instance_from_rules(SWITCHES, "\n".join(rows) + "\n")
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    state = inst.initial
+    commutes_as_promised(ref, state)
+    for algorithm in ("iddfs", "idastar"):
+        assert solve(ref, algorithm).cost == solve(Plain(ref), algorithm).cost == solve(ref, "bfs").cost
+    native_agrees(inst, nat, ref, ("iddfs", "idastar"))
