@@ -590,7 +590,7 @@ class Checker:
         if isinstance(s, A.Safe):
             if sc.kind != "action":
                 self.error("`safe` marks a move, so it belongs in an action", s,
-                           "an action may also call a def that decides, e.g. `if lone(a): safe`")
+                           "let a def decide and the action mark: `if lone(a):` in the action, `safe` indented under it")
             return [ir.Safe(s.span)]
         if isinstance(s, A.Commutes):
             if sc.kind != "action":

@@ -140,6 +140,8 @@ def commutes_as_promised(sys_, state) -> int:
     in a row; returns how many pairs were checked."""
     checked = 0
     first = {text: (nxt, k, i) for text, nxt, k, i in sys_.path_successors(state, -1)}
+    then: dict = {}  # m2 -> the moves after m2 alone
+
     for m1, (s1, k1, i1) in first.items():
         if i1 < 0:
             continue
@@ -148,7 +150,9 @@ def commutes_as_promised(sys_, state) -> int:
                 continue
             assert m2 in first and first[m2][2] >= 0, f"{m1} then {m2}: {m2} was not a commuting move before {m1}"
             s2, k2_before = first[m2][0], first[m2][1]
-            after2 = {text: (nxt, k, i) for text, nxt, k, i in sys_.path_successors(s2, -1)}
+            if m2 not in then:
+                then[m2] = {text: (nxt, k, i) for text, nxt, k, i in sys_.path_successors(s2, -1)}
+            after2 = then[m2]
             assert m1 in after2 and after2[m1][2] >= 0, f"{m1} is not a commuting move after {m2}"
             assert after2[m1][0] == s12, f"{m1} {m2} and {m2} {m1} end in different states"
             assert k1 + k2 == k2_before + after2[m1][1], f"{m1} {m2} and {m2} {m1} cost differently"
