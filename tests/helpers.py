@@ -94,7 +94,7 @@ def bloxorz_maps(draw, heights, widths):
 
 
 __all__ = ["instance", "instance_from_rules", "StartAt", "replay", "system", "bloxorz_maps", "ROOT", "native_agrees",
-           "walk_and_compare", "Plain", "commutes_as_promised"]
+           "walk_and_compare", "plain", "commutes_as_promised"]
 
 
 def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs")):
@@ -115,24 +115,10 @@ def native_agrees(inst, nat, ref, algorithms=("bfs", "astar", "idastar", "iddfs"
             assert ref.is_goal(state) and cost == mine.cost
 
 
-class Plain:
-    """The same system without its commuting moves' promise: path searches try every order."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.min_move_cost = getattr(inner, "min_move_cost", 0)
-
-    def initial(self):
-        return self.inner.initial()
-
-    def successors(self, s):
-        return self.inner.successors(s)
-
-    def is_goal(self, s):
-        return self.inner.is_goal(s)
-
-    def heuristic(self, s):
-        return self.inner.heuristic(s)
+def plain(inner):
+    """The same system without its commuting moves' promise (a StartAt has no `commuting`): path searches try
+    every order."""
+    return StartAt(inner, inner.initial())
 
 
 def commutes_as_promised(sys_, state) -> int:

@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from helpers import Plain, commutes_as_promised, instance, instance_from_rules, native_agrees, system
+from helpers import commutes_as_promised, instance, instance_from_rules, native_agrees, plain, system
 from gridrules import api
 from solvers import solve
 
@@ -33,10 +33,27 @@ level grid:
 """
 
 
-def drops(board, **params):
+def board_level(ruleset, board, **params):
+    """A Drops or Splash Back instance of a board in seed 000's format, parameters as on the command line."""
     text = "\n".join(" ".join(map(str, row)) for row in board) + "\n"
     pairs = [f"{k}={str(v).lower()}" for k, v in params.items()]
-    return instance("drops", text, api.parse_params(api.load_rules("drops"), pairs), "numbers")
+    return instance(ruleset, text, api.parse_params(api.load_rules(ruleset), pairs), "numbers")
+
+
+def drops(board, **params):
+    return board_level("drops", board, **params)
+
+
+def check_along_a_walk(inst, seed, steps=3):
+    """The promise of `commutes` holds at each state of a random walk."""
+    ref = system(inst, "reference")
+    rng, state = random.Random(seed), inst.initial
+    for _ in range(steps):
+        commutes_as_promised(ref, state)
+        nxt = ref.successors(state)
+        if not nxt:
+            break
+        state = rng.choice(nxt)[1]
 
 
 boards = st.integers(2, 4).flatmap(lambda h: st.integers(2, 4).flatmap(
@@ -51,32 +68,14 @@ def test_the_bundled_rules_say_which_moves_commute():
 @settings(max_examples=20, deadline=None)
 @given(boards, st.sampled_from(["half", "unit"]), st.booleans(), st.integers(0, 10**6))
 def test_drops_clicks_commute_as_promised(board, timing, any_cell, seed):
-    inst = drops(board, timing=timing, any_cell=any_cell)
-    ref = system(inst, "reference")
-    rng, state = random.Random(seed), inst.initial
-    for _ in range(3):
-        commutes_as_promised(ref, state)
-        nxt = ref.successors(state)
-        if not nxt:
-            break
-        state = rng.choice(nxt)[1]
+    check_along_a_walk(drops(board, timing=timing, any_cell=any_cell), seed)
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 4), min_size=3, max_size=3), min_size=3, max_size=3),
        st.integers(1, 4), st.integers(0, 10**6))
 def test_splashback_clicks_commute_as_promised(board, hand, seed):
-    text = "\n".join(" ".join(map(str, row)) for row in board) + "\n"
-    game = api.load_rules("splashback")
-    inst = instance("splashback", text, api.parse_params(game, [f"supply={hand}"]), "numbers")
-    ref = system(inst, "reference")
-    rng, state = random.Random(seed), inst.initial
-    for _ in range(3):
-        commutes_as_promised(ref, state)
-        nxt = ref.successors(state)
-        if not nxt:
-            break
-        state = rng.choice(nxt)[1]
+    check_along_a_walk(board_level("splashback", board, supply=hand), seed)
 
 
 def test_the_promise_checker_finds_a_broken_promise():
@@ -115,12 +114,12 @@ def test_a_safe_move_taken_alone_starts_a_new_run():
 def test_one_order_of_each_run_is_tried(algorithm):
     inst = instance_from_rules(LAMPS, "....\n.*..\n")
     ref = system(inst, "reference")
-    ordered, plain = solve(ref, algorithm), solve(Plain(ref), algorithm)
-    assert (ordered.status, ordered.cost, plain.cost) == ("solved", 7, 7)
+    ordered, every = solve(ref, algorithm), solve(plain(ref), algorithm)
+    assert (ordered.status, ordered.cost, every.cost) == ("solved", 7, 7)
     # seven presses in any order: without a table one order is tried of 7!; IDA*'s table already meets each set
     # of presses once, but no longer generates the other orders' moves
-    assert ordered.stats.generated < plain.stats.generated / (20 if algorithm == "iddfs" else 2)
-    assert ordered.stats.expanded <= plain.stats.expanded
+    assert ordered.stats.generated < every.stats.generated / (20 if algorithm == "iddfs" else 2)
+    assert ordered.stats.expanded <= every.stats.expanded
     assert list(ordered.moves) == sorted(ordered.moves, key=lambda m: tuple(map(int, m.split(","))))
 
 
@@ -175,5 +174,5 @@ def test_safe_and_commuting_moves_together_keep_the_optimum(rows):
     state = inst.initial
     commutes_as_promised(ref, state)
     for algorithm in ("iddfs", "idastar"):
-        assert solve(ref, algorithm).cost == solve(Plain(ref), algorithm).cost == solve(ref, "bfs").cost
+        assert solve(ref, algorithm).cost == solve(plain(ref), algorithm).cost == solve(ref, "bfs").cost
     native_agrees(inst, nat, ref, ("iddfs", "idastar"))
