@@ -292,3 +292,47 @@ level grid:
         state = nxt[0][1]
     assert seen == [2 - n for n in range(10)]
     assert system(inst, "compiled").heuristic(inst.initial) == 0  # the admissible ones: only `floor`
+
+
+# Natively a set lives in a scratch row of the place in the code that made it (codegen.Lowering.row), written
+# again each time that place runs: every way a value could outlive its row must keep its own value.
+SET_VALUES = """\
+game set_values "set values that must not share storage"
+layer colour: 0..2
+global seen: 0..255
+
+def ring(p: cell):
+    return neighbours(p) | p
+
+action paint(p: cell) "{p}":
+    let c = (colour[p] + 1) % 3
+    let both = ring(p) | ring(p + R)                 # one def, two calls, one expression
+    let grown = region(p, colour == colour[p])
+    let kept = cells where false
+    for k in 0..2:
+        let ring_k = neighbours(grown) where colour == k # the same place every turn
+        if k == colour[p]:
+            kept = ring_k                                # must keep this turn's value
+        grown = grown | ring_k
+    let n = 0
+    for turn in 0..1:
+        for q in grown:                                  # reads grown as it was when the loop began...
+            n += 1
+            grown = grown | neighbours(q)                # ...though this (the second turn) rewrites its row
+    let zone = region(p, colour != c)                    # a condition that is not `layer == value`
+    seen = (n + 7 * count(kept) + 31 * count(grown) + 3 * count(zone & both)) % 256
+    colour[(both & zone) | kept] = c
+
+goal: distinct(cells, colour) == 1
+
+level grid:
+    '0'..'2' : colour = value
+"""
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2), min_size=9, max_size=9), min_size=9, max_size=9), st.integers(0, 10**6))
+def test_set_values_keep_their_own_storage(board, seed):
+    """Two calls of a def in one expression, a variable set in a loop and kept past it, a loop over a set its
+    body sets, and a region with a general condition: the same walks on a 9x9 board (two words a set)."""
+    walk_and_compare(instance_from_rules(SET_VALUES, floodit_board(board)), seed, steps=6)

@@ -50,13 +50,48 @@ def test_grow_border_flood_match_python_sets(board):
     rows, cols, a, allowed = board
     nl, nr, full = masks(rows, cols)
     pa = pack(a, rows, cols)
-    assert unpack(rt.grow(pa, cols, nl, nr, full), rows, cols) == a | step(a, rows, cols)
-    assert unpack(rt.border(pa, cols, nl, nr, full), rows, cols) == step(a, rows, cols) - a
+    out, scratch = np.full_like(pa, 12345), np.full_like(pa, 999)  # (stale contents must not matter)
+    rt.grow_into(pa, out, cols, nl, nr, full)
+    assert unpack(out, rows, cols) == a | step(a, rows, cols)
+    assert unpack(rt.border_into(pa, out, cols, nl, nr, full), rows, cols) == step(a, rows, cols) - a
     region, frontier = set(a), set(a)
     while frontier:
         frontier = (step(frontier, rows, cols) & allowed) - region
         region |= frontier
-    assert unpack(rt.flood(pa, pack(allowed, rows, cols), cols, nl, nr, full), rows, cols) == region
+    flooded = rt.flood_into(pa, pack(allowed, rows, cols), out, scratch, cols, nl, nr, full)
+    assert flooded is out and unpack(out, rows, cols) == region
+
+
+@settings(max_examples=150, deadline=None)
+@given(boards(), st.integers(-1, 8 * 70 - 1))
+def test_elementwise_helpers_match_python_sets(board, i):
+    """The `_into` helpers write their result into `out`, which may be one of their inputs."""
+    rows, cols, a, b = board
+    pa, pb = pack(a, rows, cols), pack(b, rows, cols)
+    for name, expected in (("union_into", a | b), ("inter_into", a & b), ("minus_into", a - b)):
+        fn = getattr(rt, name)
+        assert unpack(fn(pa, pb, np.full_like(pa, 7)), rows, cols) == expected
+        assert unpack(fn(pa.copy(), pb, pa.copy()), rows, cols) == expected
+        aliased = pa.copy()
+        assert unpack(fn(aliased, pb, aliased), rows, cols) == expected  # out is the first input
+    assert unpack(rt.copy_into(pa, np.full_like(pa, 7)), rows, cols) == a
+    assert unpack(rt.empty_into(np.full_like(pa, 7)), rows, cols) == set()
+    inside = i if i < rows * cols else -1
+    one = rt.single_into(inside, np.full_like(pa, 7))
+    assert unpack(one, rows, cols) == ({(inside // cols, inside % cols)} if inside >= 0 else set())
+    assert rt.count(pa) == len(a) and rt.nonempty(pa) == bool(a) and rt.same(pa, pack(set(a), rows, cols))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 63), min_size=1, max_size=150), st.sets(st.integers(0, 149)), st.integers(-3, 3))
+def test_distinct_in(values, cells, lo):
+    """distinct_in: the values a layer row takes over a set, as `distinct` counts them."""
+    row = np.array([v + lo for v in values], np.int64)
+    inside = {i for i in cells if i < len(values)}
+    words = np.zeros(-(-len(values) // 64), np.uint64)
+    for i in inside:
+        words[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    assert rt.distinct_in(row, words, lo, 64) == len({values[i] for i in inside})
 
 
 @settings(max_examples=100, deadline=None)

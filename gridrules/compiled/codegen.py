@@ -27,6 +27,7 @@ NONE = -(1 << 40)
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
 QUEUE = 7
+SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
                "FULL": "BM[0]", "NOT_LEFT": "BM[1]", "NOT_RIGHT": "BM[2]"}  # (all cells; masks for shifts)
@@ -187,6 +188,12 @@ class Lowering:
         # locates it at that move's action, and fills `{move}` and `{value}` in from the scratch row `ab`.
         self.errors: list[tuple[str, object, str | None]] = []
         self.tmp = 0
+        # Set values live in scratch rows of BM after its three masks, one row per place in the code that makes
+        # a set (`row`): no allocation per set operation. A place's row is written only when that place runs
+        # again, so a variable gets a copy in a row of its own when set (s_SetLocal), a loop over a set's cells
+        # reads a copy (_open_members), and a set a def returns is copied by its caller (_call_value). Defs
+        # never recurse, so a function's rows are never in use twice at once.
+        self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
         self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
@@ -215,6 +222,11 @@ class Lowering:
     def t(self, base="t") -> str:
         self.tmp += 1
         return f"{base}{self.tmp}"
+
+    def row(self) -> str:
+        """A new scratch row for a set (see set_rows)."""
+        self.set_rows += 1
+        return f"BM[{SCRATCH + self.set_rows - 1}]"
 
     def fault(self, message: str, span, hint: str | None = None) -> str:
         self.errors.append((message, span, hint))
@@ -434,28 +446,29 @@ class Lowering:
         sa = self.as_set(a, lt, o)
         sb = self.as_set(b, rt, o)
         fn = {"|": "union", "&": "inter", "-": "minus"}[op]
-        return self._snap(f"rt.{fn}({sa}, {sb})", o)
+        return self._snap(f"rt.{fn}_into({sa}, {sb}, {self.row()})", o)
 
     def as_set(self, value, ty, o: Out) -> str:
         if ty == ir.SET:
             return value
         r, c = value
         s = self.t("s")
+        row = self.row()
         o(f"if {self.on_board(r, c)}:")
         o.indent()
-        o(f"{s} = rt.single({r} * COLS + {c}, K)")
+        o(f"{s} = rt.single_into({r} * COLS + {c}, {row})")
         o.dedent()
         o("else:")
         o.indent()
-        o(f"{s} = rt.empty_set(K)")
+        o(f"{s} = rt.empty_into({row})")
         o.dedent()
         return s
 
     def _open_members(self, setcode: str, o: Out) -> str:
         """Open a loop over a set's cell indices, ascending, without building a list (two levels deep: close
-        with _close_members). The set is read once: a body that rebinds the variable does not change it."""
+        with _close_members). The loop reads a copy: a body that sets the variable does not change it."""
         it, w, x, low, i = self.t("it"), self.t("w"), self.t("x"), self.t("lo"), self.t("c")
-        o(f"{it} = {setcode}")
+        o(f"{it} = rt.copy_into({setcode}, {self.row()})")
         o(f"for {w} in range(K):")
         o.indent()
         o(f"{x} = {it}[{w}]")
@@ -486,9 +499,9 @@ class Lowering:
         if fast is not None:  # one pass over a layer row instead of the condition at every cell
             layer, value = fast
             v = self.ex(value, o, ctx)
-            return self._snap(f"rt.inter({s}, {self.value_mask(layer, v, o)})", o)
+            return self._snap(f"rt.inter_into({s}, {self.value_mask(layer, v, o)}, {self.row()})", o)
         out = self.t("s")
-        o(f"{out} = rt.empty_set(K)")
+        o(f"{out} = rt.empty_into({self.row()})")
         i = self._for_cells(s, o, ctx)
         p = self.ex(e.pred, o, ctx)
         o(f"if {p}:")
@@ -534,6 +547,8 @@ class Lowering:
         if proc.returns == ir.VOID:
             o(call)
             v = "0"
+        elif proc.returns == ir.SET:  # (the def's own rows are written again by its next call)
+            v = self._snap(f"rt.copy_into({call}, {self.row()})", o)
         else:
             v = self._call_value(call, proc.returns, o)
         self.forget_masks(o)
@@ -578,7 +593,7 @@ class Lowering:
         o.dedent()
         o("else:")
         o.indent()
-        o(f"{out} = rt.empty_set(K)")
+        o(f"{out} = rt.empty_into({self.row()})")
         o.dedent()
         return out
 
@@ -617,17 +632,20 @@ class Lowering:
         if fast is not None:
             layer, value = fast
             v = self.ex(value, o, ctx)
-            return self._snap(f"rt.flood({s0}, {self.value_mask(layer, v, o)}, "
+            return self._snap(f"rt.flood_into({s0}, {self.value_mask(layer, v, o)}, {self.row()}, {self.row()}, "
                               f"COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
-        inside, frontier, rejected, grown = self.t("s"), self.t("s"), self.t("s"), self.t("s")
-        o(f"{inside} = {s0}.copy()")
-        o(f"{frontier} = {s0}.copy()")
-        o(f"{rejected} = rt.empty_set(K)")
+        inside, frontier, rejected, grown, fresh = (self.t("s") for _ in range(5))
+        o(f"{inside} = rt.copy_into({s0}, {self.row()})")
+        o(f"{frontier} = rt.copy_into({s0}, {self.row()})")
+        o(f"{rejected} = rt.empty_into({self.row()})")
+        grown_row, fresh_row = self.row(), self.row()
         o(f"while rt.nonempty({frontier}):")
         o.indent()
-        o(f"{grown} = rt.empty_set(K)")
-        i = self._for_cells(f"rt.minus(rt.minus(rt.border({frontier}, COLS, NOT_LEFT, NOT_RIGHT, FULL), "
-                            f"{inside}), {rejected})", o, ctx)
+        o(f"{grown} = rt.empty_into({grown_row})")
+        o(f"{fresh} = rt.border_into({frontier}, {fresh_row}, COLS, NOT_LEFT, NOT_RIGHT, FULL)")
+        o(f"rt.minus_into({fresh}, {inside}, {fresh})")
+        o(f"rt.minus_into({fresh}, {rejected}, {fresh})")
+        i = self._for_cells(fresh, o, ctx)
         p = self.ex(pred, o, ctx)
         o(f"if {p}:")
         o.indent()
@@ -638,15 +656,15 @@ class Lowering:
         o(f"rt.add({rejected}, {i})")
         o.dedent()
         self._end_cells(o, ctx)
-        o(f"{inside} = {inside} | {grown}")
-        o(f"{frontier} = {grown}")
+        o(f"rt.union_into({inside}, {grown}, {inside})")
+        o(f"rt.copy_into({grown}, {frontier})")
         o.dedent()
         return inside
 
     def b_neighbours(self, e, o, ctx):
         (x,) = e.args
         s = self.as_set(self.ex(x, o, ctx), x.ty, o)
-        return self._snap(f"rt.border({s}, COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
+        return self._snap(f"rt.border_into({s}, {self.row()}, COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
 
     def b_count(self, e, o, ctx):
         return f"rt.count({self.ex(e.args[0], o, ctx)})"
@@ -659,6 +677,12 @@ class Lowering:
 
     def b_distinct(self, e, o, ctx):
         s = self.ex(e.args[0], o, ctx)
+        x = e.args[1]
+        if isinstance(x, ir.LayerAt) and isinstance(x.cell, ir.Here) and x.ty not in (ir.BOOL, ir.CELL):
+            dom = self.inst.doms[x.layer]
+            lo, count = (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
+            if count <= 64:  # the values seen, as bits of one word
+                return f"rt.distinct_in({self.layer_ref(x.layer)}, {s}, {lo}, {count})"
         vals, n = self.t("v"), self.t("n")
         o(f"{vals} = np.empty(rt.count({s}), np.int64)")
         o(f"{n} = 0")
@@ -698,7 +722,7 @@ class Lowering:
         (x,) = e.args
         v = self.ex(x, o, ctx)
         s = self.t("s")
-        o(f"{s} = rt.empty_set(K)")
+        o(f"{s} = rt.empty_into({self.row()})")
         o(f"if {v[1]} != NONE:")
         o.indent()
         r, c = self._covered(x.ty.name, v, o)
@@ -770,6 +794,8 @@ class Lowering:
         names = self.local(s.slot, s.value.ty)
         if isinstance(names, tuple):
             o(", ".join(names) + " = " + ", ".join(v))
+        elif s.value.ty == ir.SET:  # a copy of its own (see set_rows)
+            o(f"{names} = rt.copy_into({v}, {self.row()})")
         else:
             o(f"{names} = {v}")
 

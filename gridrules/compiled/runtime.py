@@ -1,8 +1,11 @@
 """Native helpers that generated code calls: sets of cells as arrays of uint64 words (bit i = cell i).
 
-Written once, compiled once (cached), used by every rule file. Each helper returns a new array and never
-changes its inputs, so generated code can share set values freely — except `add` and `grow_into`, which write
-into a set still being built, and `distinct_count`, which may sort its scratch array.
+Written once, compiled once (cached), used by every rule file. A helper named `..._into` writes its result into
+its last array argument `out` (a scratch row the generated code owns, see codegen.Lowering.row) and returns it:
+an allocation per set operation was most of the cost of set-heavy rules. `out` may be an input of an
+elementwise helper, never of a helper that reads neighbouring words (border_into, flood_into). The other
+helpers return a new array or a number and never change their inputs, except `add` and `grow_into`, which
+write into a set still being built, and `distinct_count`, which may sort its scratch array.
 """
 from __future__ import annotations
 
@@ -85,48 +88,62 @@ def empty_set(k):
     return np.zeros(k, np.uint64)
 
 
-@njit(cache=True)
-def full_set(n, k):
-    out = np.zeros(k, np.uint64)
-    for i in range(n):
-        out[i >> 6] |= ONE << uint64(i & 63)
-    return out
-
-
-@njit(cache=True)
-def single(i, k):
-    out = np.zeros(k, np.uint64)
+@njit(cache=True, inline="always")
+def single_into(i, out):
+    """{cell i} (nothing for i < 0)."""
+    for j in range(out.shape[0]):
+        out[j] = uint64(0)
     if i >= 0:
         out[i >> 6] |= ONE << uint64(i & 63)
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def empty_into(out):
+    for j in range(out.shape[0]):
+        out[j] = uint64(0)
+    return out
+
+
+@njit(cache=True, inline="always")
+def copy_into(a, out):
+    for j in range(out.shape[0]):
+        out[j] = a[j]
+    return out
+
+
+@njit(cache=True, inline="always")
+def union_into(a, b, out):
+    for j in range(out.shape[0]):
+        out[j] = a[j] | b[j]
+    return out
+
+
+@njit(cache=True, inline="always")
+def inter_into(a, b, out):
+    for j in range(out.shape[0]):
+        out[j] = a[j] & b[j]
+    return out
+
+
+@njit(cache=True, inline="always")
+def minus_into(a, b, out):
+    for j in range(out.shape[0]):
+        out[j] = a[j] & ~b[j]
+    return out
+
+
+@njit(cache=True, inline="always")
 def has(a, i):
     return (a[i >> 6] >> uint64(i & 63)) & ONE != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add(a, i):
     a[i >> 6] |= ONE << uint64(i & 63)
 
 
-@njit(cache=True)
-def union(a, b):
-    return a | b
-
-
-@njit(cache=True)
-def inter(a, b):
-    return a & b
-
-
-@njit(cache=True)
-def minus(a, b):
-    return a & ~b
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def same(a, b):
     for j in range(a.shape[0]):
         if a[j] != b[j]:
@@ -134,7 +151,7 @@ def same(a, b):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count(a):
     n = 0
     for j in range(a.shape[0]):
@@ -143,7 +160,7 @@ def count(a):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nonempty(a):
     for j in range(a.shape[0]):
         if a[j] != 0:
@@ -248,7 +265,7 @@ def distinct_count(values):
 
 
 # ---- bitboard fast paths: whole words at a time -----------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grow_into(a, out, cols, not_left, not_right, full):
     """out = the set and its 4-neighbours, a word at a time with no temporaries; not_left/not_right mask out
     the cells a one-column shift wrapped to another row."""
@@ -277,17 +294,9 @@ def grow_into(a, out, cols, not_left, not_right, full):
 
 
 @njit(cache=True)
-def grow(a, cols, not_left, not_right, full):
-    """The set and its 4-neighbours."""
-    out = np.empty(a.shape[0], np.uint64)
-    grow_into(a, out, cols, not_left, not_right, full)
-    return out
-
-
-@njit(cache=True)
-def border(a, cols, not_left, not_right, full):
-    """Cells 4-adjacent to the set and not in it (the bitboard form of `neighbours`)."""
-    out = np.empty(a.shape[0], np.uint64)
+def border_into(a, out, cols, not_left, not_right, full):
+    """The cells 4-adjacent to the set `a` and not in it (the bitboard form of `neighbours`), into `out` (which
+    must not be `a`)."""
     grow_into(a, out, cols, not_left, not_right, full)
     for j in range(a.shape[0]):
         out[j] &= ~a[j]
@@ -295,20 +304,35 @@ def border(a, cols, not_left, not_right, full):
 
 
 @njit(cache=True)
-def flood(seeds, allowed, cols, not_left, not_right, full):
-    """The seeds plus every cell of `allowed` 4-connected to them through `allowed`."""
-    cur = seeds.copy()
-    nxt = np.empty(cur.shape[0], np.uint64)
+def flood_into(seeds, allowed, out, nxt, cols, not_left, not_right, full):
+    """The seeds plus every cell of `allowed` 4-connected to them through `allowed` (one step of growth a round),
+    into `out`, with `nxt` as scratch (neither of them `seeds` or `allowed`)."""
+    for j in range(out.shape[0]):
+        out[j] = seeds[j]
     while True:
-        grow_into(cur, nxt, cols, not_left, not_right, full)
+        grow_into(out, nxt, cols, not_left, not_right, full)
         changed = False
-        for j in range(cur.shape[0]):
-            v = cur[j] | (nxt[j] & allowed[j])
-            if v != cur[j]:
-                cur[j] = v
+        for j in range(out.shape[0]):
+            v = out[j] | (nxt[j] & allowed[j])
+            if v != out[j]:
+                out[j] = v
                 changed = True
         if not changed:
-            return cur
+            return out
+
+
+@njit(cache=True)
+def distinct_in(row, a, lo, count):
+    """How many different values row[i] takes over the cells i of set `a`, for values in lo..lo+count-1 with
+    count <= 64 (a layer's domain): ticked off in one word, no scratch array."""
+    seen = uint64(0)
+    for j in range(a.shape[0]):
+        x = a[j]
+        while x:
+            low = x & (~x + ONE)
+            x ^= low
+            seen |= ONE << uint64(row[j * 64 + bit_index(low)] - lo)
+    return popcount(seen)
 
 
 @njit(cache=True)

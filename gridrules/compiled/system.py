@@ -13,7 +13,7 @@ import numpy as np
 
 from . import cache_dir
 from .. import ir
-from .codegen import QUEUE, Unsupported, generate, header_values, queue_room
+from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
@@ -115,7 +115,7 @@ class CompiledSystem:
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
         self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
-        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles))
+        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows)
         words = inst.layout.words
         self.S = np.zeros(words, np.uint64)  # the state handed to native code, filled in place
         self._entry, self._expand = {}, None  # (see _entry_point)
@@ -272,9 +272,10 @@ def pair_tables(inst: Instance, actions, moves) -> np.ndarray:
     return np.concatenate([np.array([len(other)] + other, np.int64), tables.ravel()])
 
 
-def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
+def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
-    one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last), and `ab`:
+    one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last; then
+    `set_rows` rows the code keeps set values in: codegen.Lowering.row), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
     while searching; 0 to list every legal move), whether the move being made ran `safe`, whether it ran
     `commutes`, and a path search's `after` (path_successors; -2 when no path search orders commuting moves,
@@ -286,7 +287,8 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0):
     col = np.arange(words * 64) % cols
     inside = np.arange(words * 64) < cells
     bits = np.stack([inside, inside & (col != 0), inside & (col != cols - 1)]).reshape(3, words, 64)
-    bm = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words).astype(np.uint64)
+    bm = np.zeros((SCRATCH + set_rows, words), np.uint64)
+    bm[:SCRATCH] = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
             np.array(_FLAGS + (_chain_scratch(cells, particles) if particles else []), np.int64))
