@@ -464,11 +464,13 @@ class Lowering:
         o.dedent()
         return s
 
-    def _open_members(self, setcode: str, o: Out) -> str:
+    def _open_members(self, setcode: str, o: Out, copy: bool = False) -> str:
         """Open a loop over a set's cell indices, ascending, without building a list (two levels deep: close
-        with _close_members). The loop reads a copy: a body that sets the variable does not change it."""
+        with _close_members). With `copy` the loop reads a copy of the set: a variable's, whose row a body
+        that sets the variable writes (see set_rows); any other set's row is written only by code outside
+        the loop."""
         it, w, x, low, i = self.t("it"), self.t("w"), self.t("x"), self.t("lo"), self.t("c")
-        o(f"{it} = rt.copy_into({setcode}, {self.row()})")
+        o(f"{it} = " + (f"rt.copy_into({setcode}, {self.row()})" if copy else setcode))
         o(f"for {w} in range(K):")
         o.indent()
         o(f"{x} = {it}[{w}]")
@@ -931,7 +933,7 @@ class Lowering:
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
             cells = self.ex(it, o, ctx)
-            i = self._open_members(cells, o)
+            i = self._open_members(cells, o, copy=isinstance(it, ir.Local))
             o(f"{var[0]} = {i} // COLS")
             o(f"{var[1]} = {i} % COLS")
             self.block(s.body, o, ctx)
