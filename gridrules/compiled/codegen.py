@@ -485,6 +485,30 @@ class Lowering:
         o.dedent()
         o.dedent()
 
+    def _open_set_loop(self, e, o: Out, ctx):
+        """Open a loop over the cells of set expression `e` in reading order: the covered cells of `cells(b)`
+        straight from the body's table (a body covers a few cells; its set would be K words to clear and
+        scan), any other set through its words. Returns the cell index variable and the function closing the
+        loop."""
+        if isinstance(e, ir.Builtin) and e.name == "cells":
+            (x,) = e.args
+            b = self.ex(x, o, ctx)
+            i = self.t("c")
+            o(f"if {b[1]} != NONE:")
+            o.indent()
+            r, c = self._covered(x.ty.name, b, o)
+            o(f"if {self.on_board(r, c)}:")
+            o.indent()
+            o(f"{i} = {r} * COLS + {c}")
+
+            def close():
+                o.dedent()
+                o.dedent()
+                o.dedent()
+            return i, close
+        i = self._open_members(self.ex(e, o, ctx), o, copy=isinstance(e, ir.Local))
+        return i, lambda: self._close_members(o)
+
     def _for_cells(self, setcode: str, o: Out, ctx):
         """Open a loop over the cells of a set, binding `here`; returns the index variable."""
         i = self._open_members(setcode, o)
@@ -496,21 +520,23 @@ class Lowering:
         self._close_members(o)
 
     def x_Where(self, e, o, ctx):
-        s = self.ex(e.cells, o, ctx)
         fast = self._layer_equality(e.pred)
         if fast is not None:  # one pass over a layer row instead of the condition at every cell
+            s = self.ex(e.cells, o, ctx)
             layer, value = fast
             v = self.ex(value, o, ctx)
             return self._snap(f"rt.inter_into({s}, {self.value_mask(layer, v, o)}, {self.row()})", o)
         out = self.t("s")
         o(f"{out} = rt.empty_into({self.row()})")
-        i = self._for_cells(s, o, ctx)
+        i, close = self._open_set_loop(e.cells, o, ctx)
+        ctx["here_index"].append(i)
         p = self.ex(e.pred, o, ctx)
+        ctx["here_index"].pop()
         o(f"if {p}:")
         o.indent()
         o(f"rt.add({out}, {i})")
         o.dedent()
-        self._end_cells(o, ctx)
+        close()
         return out
 
     def x_MakeCell(self, e, o, ctx):
@@ -672,10 +698,31 @@ class Lowering:
         return f"rt.count({self.ex(e.args[0], o, ctx)})"
 
     def b_any(self, e, o, ctx):
-        return f"rt.nonempty({self.ex(e.args[0], o, ctx)})"
+        found = self._found(e.args[0], o, ctx)
+        return found if found is not None else f"rt.nonempty({self.ex(e.args[0], o, ctx)})"
 
     def b_empty(self, e, o, ctx):
-        return f"(not rt.nonempty({self.ex(e.args[0], o, ctx)}))"
+        found = self._found(e.args[0], o, ctx)
+        return f"(not {found if found is not None else f'rt.nonempty({self.ex(e.args[0], o, ctx)})'})"
+
+    def _found(self, e, o, ctx) -> str | None:
+        """For `S where COND` with a condition read cell by cell: whether some cell of S meets it, without
+        building the set. The condition is still read at every cell, as the reference does (a def it calls
+        may reject the move, a read may fault). None for other sets."""
+        if not isinstance(e, ir.Where) or self._layer_equality(e.pred) is not None:
+            return None
+        found = self.t()
+        o(f"{found} = False")
+        i, close = self._open_set_loop(e.cells, o, ctx)
+        ctx["here_index"].append(i)
+        p = self.ex(e.pred, o, ctx)
+        ctx["here_index"].pop()
+        o(f"if {p}:")
+        o.indent()
+        o(f"{found} = True")
+        o.dedent()
+        close()
+        return found
 
     def b_distinct(self, e, o, ctx):
         s = self.ex(e.args[0], o, ctx)
@@ -932,12 +979,11 @@ class Lowering:
             o.dedent()
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
-            cells = self.ex(it, o, ctx)
-            i = self._open_members(cells, o, copy=isinstance(it, ir.Local))
+            i, close = self._open_set_loop(it, o, ctx)
             o(f"{var[0]} = {i} // COLS")
             o(f"{var[1]} = {i} % COLS")
             self.block(s.body, o, ctx)
-            self._close_members(o)
+            close()
             return
         o.indent()
         self.block(s.body, o, ctx)
@@ -1179,7 +1225,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     for bi, b in enumerate(game.bodies):
         for pi, cells in enumerate(b.cells):
             cnt[bi][pi] = len(cells)
-            for k, (dr, dc) in enumerate(cells):
+            for k, (dr, dc) in enumerate(sorted(cells)):  # (reading order: _open_cells_of walks them so)
                 off[bi][pi][k] = [dr, dc]
             for di, (to, (dr, dc)) in enumerate(b.rolls[pi]):
                 roll[bi][pi][di] = [to, dr, dc]
