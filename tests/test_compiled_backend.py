@@ -336,3 +336,42 @@ def test_set_values_keep_their_own_storage(board, seed):
     """Two calls of a def in one expression, a variable set in a loop and kept past it, a loop over a set its
     body sets, and a region with a general condition: the same walks on a 9x9 board (two words a set)."""
     walk_and_compare(instance_from_rules(SET_VALUES, floodit_board(board)), seed, steps=6)
+
+
+# Natively `for p in cells(b)`, `cells(b) where COND` and any/empty of such a set walk the body's covered cells
+# (codegen._open_set_loop) in reading order, as the set would; this L-shaped piece lists its cells out of order.
+BODY_ORDER = """\
+game body_order "a body whose cells are listed out of reading order"
+layer mark: 0..3
+global trace: 0..80
+body piece:
+    pose ell: (1, 1) (0, 0) (1, 0)
+    pose bar: (0, 1) (0, 0)
+    roll ell: L -> bar (0, -1), R -> bar (0, 1), U -> bar (-1, 0), D -> bar (1, 0)
+    roll bar: L -> ell (0, -1), R -> ell (0, 1), U -> ell (-1, 0), D -> ell (1, 0)
+
+action roll(d: dir) "{d}":
+    piece = roll(piece, d)
+    require on_board(piece.at)
+    let t = 0
+    for p in cells(piece):                               # order matters: 3t + mark, cell by cell
+        t = (3 * t + mark[p] + 1) % 81
+        mark[p] = (mark[p] + 1) % 4
+    trace = t
+    require not any(cells(piece) where mark == 0 and here.col == 0)
+    require count(cells(piece) where mark != 3) >= 1
+
+goal: trace == 40
+
+init:
+    piece = ell at (0, 0)
+
+level grid:
+    '0'..'3' : mark = value
+"""
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=4, max_size=4), st.integers(0, 10**6))
+def test_body_cells_walked_in_reading_order(board, seed):
+    walk_and_compare(instance_from_rules(BODY_ORDER, floodit_board(board)), seed, steps=15)
