@@ -354,9 +354,11 @@ action roll(d: dir) "{d}":
     piece = roll(piece, d)
     require on_board(piece.at)
     let t = 0
-    for p in cells(piece):                               # order matters: 3t + mark, cell by cell
+    let shape = piece
+    for p in cells(shape):                               # order matters: 3t + mark, cell by cell
         t = (3 * t + mark[p] + 1) % 81
         mark[p] = (mark[p] + 1) % 4
+        shape = roll(shape, R)                           # the loop walks the cells it began with
     trace = t
     require not any(cells(piece) where mark == 0 and here.col == 0)
     require count(cells(piece) where mark != 3) >= 1

@@ -190,8 +190,8 @@ class Lowering:
         self.tmp = 0
         # Set values live in scratch rows of BM after its three masks, one row per place in the code that makes
         # a set (`row`): no allocation per set operation. A place's row is written only when that place runs
-        # again, so a variable gets a copy in a row of its own when set (s_SetLocal), a loop over a set's cells
-        # reads a copy (_open_members), and a set a def returns is copied by its caller (_call_value). Defs
+        # again, so a variable gets a copy in a row of its own when set (s_SetLocal), a loop over a variable's
+        # set reads a copy (_open_set_loop), and a set a def returns is copied by its caller (x_CallDef). Defs
         # never recurse, so a function's rows are never in use twice at once.
         self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
@@ -492,7 +492,7 @@ class Lowering:
         loop."""
         if isinstance(e, ir.Builtin) and e.name == "cells":
             (x,) = e.args
-            b = self.ex(x, o, ctx)
+            b = self._snap(self.ex(x, o, ctx), o)  # (read once, as the set would be: the loop may set a local)
             i = self.t("c")
             o(f"if {b[1]} != NONE:")
             o.indent()
@@ -1077,7 +1077,7 @@ class Lowering:
         if ty.kind == "body":
             return "return 0, NONE, 0"
         if ty == ir.SET:
-            return f"return rt.empty_set(K)"
+            return "return rt.empty_set(K)"
         if ty == ir.BOOL:
             return "return False"
         return "return 0"
@@ -1225,7 +1225,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     for bi, b in enumerate(game.bodies):
         for pi, cells in enumerate(b.cells):
             cnt[bi][pi] = len(cells)
-            for k, (dr, dc) in enumerate(sorted(cells)):  # (reading order: _open_cells_of walks them so)
+            for k, (dr, dc) in enumerate(sorted(cells)):  # (reading order: _open_set_loop walks them so)
                 off[bi][pi][k] = [dr, dc]
             for di, (to, (dr, dc)) in enumerate(b.rolls[pi]):
                 roll[bi][pi][di] = [to, dr, dc]
