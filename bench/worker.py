@@ -65,11 +65,9 @@ def _solve(system, algorithm, time_limit, max_cost=None, progress=None):
 
 def _search(system, algorithm, budget):
     """The backend's own (native) search where it has one, as `gridrules solve` does; else solvers/."""
-    from solvers import solve
+    from gridrules import api
 
-    native = getattr(system, "search", None)
-    sol = native(algorithm, budget) if native is not None else None
-    return sol if sol is not None else solve(system, algorithm, budget)
+    return api.solve(system, algorithm, budget)
 
 
 def _warm_up(system, algorithm) -> None:

@@ -160,6 +160,18 @@ def system(inst: Instance, backend: str = "compiled", heuristic: str | None = No
     return ReferenceSystem(inst, heuristic, moves)
 
 
+def solve(system, algorithm: str = "astar", budget=None):
+    """Search a system with the named algorithm: the backend's own native search where it has one (the compiled
+    backend runs bfs, astar, idastar and iddfs wholly in native code), else solvers.solve, the Python search
+    over the system's successors. Either way a solvers.Solution; the native searches find what the Python ones
+    find (tests/helpers.native_agrees)."""
+    import solvers
+
+    native = getattr(system, "search", None)
+    sol = native(algorithm, budget) if native is not None else None
+    return sol if sol is not None else solvers.solve(system, algorithm, budget)
+
+
 def query(inst: Instance, questions: list[tuple], backend: str = "compiled", notice=None) -> list[bool]:
     """For each tuple of move arguments (cells 0-based, as a level's `queries` hold them): is a move of some
     action taking such arguments legal in the level's first state? Only the asked moves are built, so this

@@ -15,7 +15,7 @@ from .ir import BOOL, CELL, DIR, DIRS, INT, RANGE, SET, VOID, Ty
 
 ERR = Ty("error")  # the type of an expression that already produced an error: matches anything
 BUILTIN_CONSTS = ("cells", "rows", "cols", "here", "value")
-BUILTINS = ("region", "neighbours", "count", "any", "empty", "distinct", "on_board", "cells", "adjacent",
+BUILTINS = ("region", "group", "neighbours", "count", "any", "empty", "distinct", "on_board", "cells", "adjacent",
             "abs", "min", "max", "first", "roll", "path")
 
 
@@ -474,7 +474,7 @@ class Checker:
                               did_you_mean(f, list(BUILTINS) + list(self.defs)) or self._action_hint(f))
         if sc.kind in ("const", "when") and f not in ("abs", "min", "max"):
             return self.error(f"`{f}` cannot be used here: only parameters are known", e)
-        arity = {"region": 2, "neighbours": 1, "count": 1, "any": 1, "empty": 1, "distinct": 2, "on_board": 1,
+        arity = {"region": 2, "group": 2, "neighbours": 1, "count": 1, "any": 1, "empty": 1, "distinct": 2, "on_board": 1,
                  "cells": 1, "adjacent": 2, "abs": 1, "first": 1, "roll": 2}
         n = len(e.args)
         if f in ("min", "max"):
@@ -502,6 +502,13 @@ class Checker:
             self._want(seeds, (SET, CELL), "region's seeds", e.args[0])
             pred = self._pred(e.args[1], sc, BOOL, "region's condition")
             return ir.Builtin(SET, f, (seeds, pred), e.span)
+        if f == "group":
+            seeds = self.expr(e.args[0], sc)
+            self._want(seeds, (SET, CELL), "group's seeds", e.args[0])
+            v = self._pred(e.args[1], sc, None)
+            if not (v.ty in (INT, BOOL, DIR, ERR) or v.ty.kind == "enum"):
+                self.error(f"group compares int, bool or enum values, not {v.ty}", e.args[1])
+            return ir.Builtin(SET, f, (seeds, v), e.span)
         if f == "distinct":
             s = self.expr(e.args[0], sc)
             self._want(s, (SET,), "distinct's cells", e.args[0])

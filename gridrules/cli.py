@@ -332,7 +332,7 @@ def _compile_notice(text: str) -> None:
 def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristic: str | None,
                    time_limit, max_states, backend: str, progress: bool) -> Outcome:
     from . import api
-    from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, solve
+    from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget
 
     algo, heuristic = api.search_plan(inst.game, algorithm, heuristic)
     if algo == "anytime" and time_limit is None:
@@ -349,10 +349,7 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
                     progress=reporter if progress else None, admissible=system.admissible,
                     improved=improved if algo == "anytime" else None)
     try:
-        native = getattr(system, "search", None)  # a backend's own (native) search, where it has one
-        sol = native(algo, budget) if native is not None else None
-        if sol is None:
-            sol = solve(system, algo, budget)
+        sol = api.solve(system, algo, budget)
     finally:
         reporter.close()
     if reporter.shown:

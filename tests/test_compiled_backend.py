@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, native_agrees, system, walk_and_compare
 from gridrules.api import load
-from solvers import solve
+from solvers import SOLVED, Budget, solve
 
 pytest.importorskip("numba")
 
@@ -109,6 +109,24 @@ def test_native_budgets(algorithm):
     assert small.status == BUDGET_EXHAUSTED and not small.optimal
     capped, oracle = nat.search(algorithm, Budget(max_cost=12)), solve(ref, algorithm, Budget(max_cost=12))
     assert (capped.status, capped.optimal) == (oracle.status, oracle.optimal) == (UNSOLVABLE, True)
+
+
+def test_api_solve_runs_the_backends_own_search():
+    """api.solve: the compiled backend's native search for the algorithms it has (the same expansions as calling
+    it directly), the Python search for the others and for the reference backend; the same optimum each way."""
+    from gridrules import api
+
+    (inst,) = load("bloxorz", str(ROOT / "rulesets/bloxorz/levels/level16.txt"))
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    for algorithm in ("astar", "bfs"):
+        mine, direct, oracle = api.solve(nat, algorithm), nat.search(algorithm), solve(ref, algorithm)
+        assert (mine.status, mine.cost, mine.optimal) == (oracle.status, oracle.cost, True) == (SOLVED, 28, True)
+        assert mine.moves == direct.moves and mine.stats.expanded == direct.stats.expanded
+        assert api.solve(ref, algorithm).stats.expanded == oracle.stats.expanded
+    assert nat.search("anytime") is None  # (no native anytime: the Python one runs over the native moves)
+    assert api.solve(nat, "anytime", Budget(time_limit=5)).cost == 28
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        api.solve(nat, "dijkstra")
 
 
 def test_native_deepening_time_limit_keeps_the_best_found():
@@ -377,3 +395,32 @@ level grid:
 @given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=4, max_size=4), st.integers(0, 10**6))
 def test_body_cells_walked_in_reading_order(board, seed):
     walk_and_compare(instance_from_rules(BODY_ORDER, floodit_board(board)), seed, steps=15)
+
+
+# `group` over a layer (natively: the layer's equal edges, memoized until the layer is written) and over any other
+# value (read at every cell), against the reference.
+GROUPS = """\
+game groups "groups of equal neighbours"
+layer colour: 0..3
+
+action pop(p: cell) "{p}":
+    let g = group(p, colour)
+    require count(g) >= 2
+    let parity = group(p | (0, 0), colour % 2 == 0)      # a value that is no layer: read at every cell
+    colour[g] = (colour[p] + 1) % 4
+    let again = group(p, colour)                         # after the store: the edges are worked out again
+    if count(again) > count(parity):
+        colour[again & parity] = 0
+    colour[p & (p + R)] = 3                              # two cells: the empty set
+
+goal: count(group((0, 0), colour)) == rows * cols
+
+level grid:
+    '0'..'3' : colour = value
+"""
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=9, max_size=9), min_size=8, max_size=8), st.integers(0, 10**6))
+def test_groups_agree(board, seed):
+    walk_and_compare(instance_from_rules(GROUPS, floodit_board(board)), seed, steps=10)

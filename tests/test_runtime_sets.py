@@ -149,3 +149,24 @@ def test_generated_modules_sort_only_with_the_runtime(ruleset, root):
     inst = api.load(ruleset, level)[0]
     source = generate(inst, None, interpreter(inst))[0]
     assert not re.search(r"\.sort\(|np\.sort|argsort\(", source.replace("rt.argsort_ints(", ""))
+
+
+@settings(max_examples=150, deadline=None)
+@given(boards(), st.data())
+def test_group_matches_python(board, data):
+    """group_into over the equal edges of same_masks_into: the seeds' equal-value components, by a plain BFS."""
+    rows, cols, seeds, _ = board
+    values = data.draw(st.lists(st.integers(0, 2), min_size=rows * cols, max_size=rows * cols))
+    nl, nr, full = masks(rows, cols)
+    right, down = np.full_like(full, 5), np.full_like(full, 9)  # (stale contents must not matter)
+    rt.same_masks_into(np.array(values, np.int64), right, down, rows * cols, cols)
+    out, scratch = np.full_like(full, 3), np.zeros_like(full)
+    got = rt.group_into(pack(seeds, rows, cols), right, down, out, scratch, cols, full)
+    reached, todo = set(seeds), list(seeds)
+    while todo:
+        r, c = todo.pop()
+        for x in step({(r, c)}, rows, cols) - reached:
+            if values[x[0] * cols + x[1]] == values[r * cols + c]:
+                reached.add(x)
+                todo.append(x)
+    assert unpack(got, rows, cols) == reached

@@ -195,6 +195,8 @@ class Lowering:
         # never recurse, so a function's rows are never in use twice at once.
         self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
+        self.same_rows: dict[str, tuple[str, str]] = {}  # ... and whose equal edges (`group`), in these rows
+        self.groups = ir.contains(self.game, lambda x: isinstance(x, ir.Builtin) and x.name == "group")
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
         self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
         # where every layer and global lives
@@ -440,7 +442,7 @@ class Lowering:
             return f"({a} {op} {b})"
         if lt == ir.CELL and rt == ir.DIR:
             return self._snap((f"({a[0]} + DR[{b}] if {a[0]} != NONE else NONE)", f"({a[1]} + DC[{b}])"), o)
-        if lt == ir.CELL and rt == ir.CELL:
+        if lt == ir.CELL and rt == ir.CELL and op in ("+", "-"):
             return self._snap((f"({a[0]} {op} {b[0]} if {a[0]} != NONE and {b[0]} != NONE else NONE)",
                                f"({a[1]} {op} {b[1]})"), o)
         sa = self.as_set(a, lt, o)
@@ -629,6 +631,8 @@ class Lowering:
         for name in self.dyn_layers:
             if layer in (None, name):
                 o(f"V_{name} = False")
+                if self.groups:
+                    o(f"E_{name} = False")
 
     def prologue(self, body: list[str]) -> list[str]:
         """Declarations for the memoized masks the function body used (then forget the set for the next), and
@@ -636,7 +640,9 @@ class Lowering:
         lines = []
         for layer in sorted(self.memo):
             lines += [f"    M_{layer} = np.empty((0, K), np.uint64)", f"    V_{layer} = False"]
+        lines += [f"    E_{layer} = False" for layer in sorted(self.same_rows)]
         self.memo = set()
+        self.same_rows = {}
         return _board_names(lines + body) + lines
 
     def x_Builtin(self, e, o, ctx):
@@ -688,6 +694,34 @@ class Lowering:
         o(f"rt.copy_into({grown}, {frontier})")
         o.dedent()
         return inside
+
+    def b_group(self, e, o, ctx):
+        seeds, value = e.args
+        s0 = self.as_set(self.ex(seeds, o, ctx), seeds.ty, o)
+        if isinstance(value, ir.LayerAt) and isinstance(value.cell, ir.Here):
+            right, down = self.same_masks(value.layer, o)
+        else:  # the value at every cell (as the reference reads it), then the same edges of that row
+            vals = self.t("v")
+            o(f"{vals} = np.empty(N, np.int64)")
+            i = self._for_cells("FULL", o, ctx)
+            o(f"{vals}[{i}] = np.int64({self.ex(value, o, ctx)})")
+            self._end_cells(o, ctx)
+            right, down = self.row(), self.row()
+            o(f"rt.same_masks_into({vals}, {right}, {down}, N, COLS)")
+        return self._snap(f"rt.group_into({s0}, {right}, {down}, {self.row()}, {self.row()}, COLS, FULL)", o)
+
+    def same_masks(self, layer: str, o: Out) -> tuple[str, str]:
+        """The rows of a layer's equal edges (rt.same_masks_into), memoized per function call like the value
+        masks: a store to the layer or a call of a def forgets them (forget_masks)."""
+        rows = self.same_rows.get(layer)
+        if rows is None:
+            rows = self.same_rows[layer] = (self.row(), self.row())
+        o(f"if not E_{layer}:")
+        o.indent()
+        o(f"rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
+        o(f"E_{layer} = True")
+        o.dedent()
+        return rows
 
     def b_neighbours(self, e, o, ctx):
         (x,) = e.args

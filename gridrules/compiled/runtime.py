@@ -322,6 +322,60 @@ def flood_into(seeds, allowed, out, nxt, cols, not_left, not_right, full):
 
 
 @njit(cache=True)
+def same_masks_into(row, same_right, same_down, n, cols):
+    """The cells whose right neighbour (same_right) and lower neighbour (same_down) hold the same value in a
+    row of n cell values: the edges `group` may step along."""
+    for j in range(same_right.shape[0]):
+        same_right[j] = uint64(0)
+        same_down[j] = uint64(0)
+    for i in range(n):
+        bit = ONE << uint64(i & 63)
+        if i % cols + 1 < cols and row[i] == row[i + 1]:
+            same_right[i >> 6] |= bit
+        if i + cols < n and row[i] == row[i + cols]:
+            same_down[i >> 6] |= bit
+
+
+@njit(cache=True)
+def group_into(seeds, same_right, same_down, out, nxt, cols, full):
+    """The seeds plus every cell reached from them by steps between 4-adjacent cells of equal value (the edges
+    of same_masks_into), into `out`, with `nxt` as scratch (neither of them an input). Each round steps every
+    member along its equal edges, a word at a time."""
+    k = out.shape[0]
+    q, r = cols >> 6, cols & 63
+    zero = uint64(0)
+    for j in range(k):
+        out[j] = seeds[j] & full[j]
+    while True:
+        for j in range(k):
+            x = out[j]
+            right = (x & same_right[j]) << ONE  # to cell i + 1
+            if j > 0:
+                right |= (out[j - 1] & same_right[j - 1]) >> uint64(63)
+            left = x >> ONE  # to cell i - 1
+            if j + 1 < k:
+                left |= out[j + 1] << uint64(63)
+            down = zero  # to cell i + cols
+            if j - q >= 0:
+                down = (out[j - q] & same_down[j - q]) << uint64(r)
+                if r != 0 and j - q - 1 >= 0:
+                    down |= (out[j - q - 1] & same_down[j - q - 1]) >> uint64(64 - r)
+            up = zero  # to cell i - cols
+            if j + q < k:
+                up = out[j + q] >> uint64(r)
+                if r != 0 and j + q + 1 < k:
+                    up |= out[j + q + 1] << uint64(64 - r)
+            nxt[j] = x | right | (left & same_right[j]) | down | (up & same_down[j])
+        changed = False
+        for j in range(k):
+            if nxt[j] != out[j]:
+                out[j] = nxt[j]
+                changed = True
+        if not changed:
+            return out
+
+
+@njit(cache=True)
 def distinct_in(row, a, lo, count):
     """How many different values row[i] takes over the cells i of set `a`, for values in lo..lo+count-1 with
     count <= 64 (a layer's domain): ticked off in one word, no scratch array."""

@@ -306,7 +306,7 @@ class Compiler:
                 return None if c is None else (c[0] + d[0], c[1] + d[1])
 
             return step
-        if lt == ir.CELL and rt == ir.CELL:
+        if lt == ir.CELL and rt == ir.CELL and op in ("+", "-"):
             sign = 1 if op == "+" else -1
 
             def shift(f):
@@ -413,6 +413,23 @@ class Compiler:
             return inside
 
         return region
+
+    def b_group(self, e, seeds, value):
+        s, at, board = self._as_set(seeds), self._at_each(self.expr(value)), self.board
+
+        def group(f):
+            values = [at(f, i) for i in range(board.n)]  # (read at every cell, as the compiled backend does)
+            inside = s(f)
+            todo = list(iter_bits(inside))
+            while todo:
+                i = todo.pop()
+                for j in iter_bits(board.neighbours(1 << i) & ~inside):
+                    if values[j] == values[i]:
+                        inside |= 1 << j
+                        todo.append(j)
+            return inside
+
+        return group
 
     def b_neighbours(self, e, x):
         s, board = self._as_set(x), self.board
