@@ -54,6 +54,7 @@ def pairs(count: int) -> dict:
             sys_.mod.expand(*args)
             runs.append(time.perf_counter() - t)
         times.append(statistics.median(runs))
+        sys_.work[5][3] = 1  # (searching again: a safe move taken alone)
     us = statistics.median(times) * 1e6
     return {"deals": count, "instances": len(sys_.moves), "median_legal_pairs": statistics.median(legal),
             "median_us": round(us, 1), "target_us": 100, "ok": us < 100}

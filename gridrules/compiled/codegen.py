@@ -196,7 +196,6 @@ class Lowering:
         self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         self.same_rows: dict[str, tuple[str, str]] = {}  # ... and whose equal edges (`group`), in these rows
-        self.groups = ir.contains(self.game, lambda x: isinstance(x, ir.Builtin) and x.name == "group")
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
         self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
         # where every layer and global lives
@@ -631,8 +630,7 @@ class Lowering:
         for name in self.dyn_layers:
             if layer in (None, name):
                 o(f"V_{name} = False")
-                if self.groups:
-                    o(f"E_{name} = False")
+                o(f"E_{name} = False")  # (also where no `group` reads them: a dead store costs nothing)
 
     def prologue(self, body: list[str]) -> list[str]:
         """Declarations for the memoized masks the function body used (then forget the set for the next), and
