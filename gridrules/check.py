@@ -474,8 +474,8 @@ class Checker:
                               did_you_mean(f, list(BUILTINS) + list(self.defs)) or self._action_hint(f))
         if sc.kind in ("const", "when") and f not in ("abs", "min", "max"):
             return self.error(f"`{f}` cannot be used here: only parameters are known", e)
-        arity = {"region": 2, "group": 2, "neighbours": 1, "count": 1, "any": 1, "empty": 1, "distinct": 2, "on_board": 1,
-                 "cells": 1, "adjacent": 2, "abs": 1, "first": 1, "roll": 2}
+        arity = {"region": 2, "group": 2, "neighbours": 1, "count": 1, "any": 1, "empty": 1, "distinct": 2,
+                 "on_board": 1, "cells": 1, "adjacent": 2, "abs": 1, "first": 1, "roll": 2}
         n = len(e.args)
         if f in ("min", "max"):
             if n < 2:
