@@ -529,16 +529,20 @@ class Lowering:
             return self._snap(f"rt.inter_into({s}, {self.value_mask(layer, v, o)}, {self.row()})", o)
         out = self.t("s")
         o(f"{out} = rt.empty_into({self.row()})")
+        self._each_meeting(e, o, ctx, lambda i: f"rt.add({out}, {i})")
+        return out
+
+    def _each_meeting(self, e: ir.Where, o: Out, ctx, then):
+        """For each cell of `S where COND` (COND read at every cell of S, in reading order), the line then(i)."""
         i, close = self._open_set_loop(e.cells, o, ctx)
         ctx["here_index"].append(i)
         p = self.ex(e.pred, o, ctx)
         ctx["here_index"].pop()
         o(f"if {p}:")
         o.indent()
-        o(f"rt.add({out}, {i})")
+        o(then(i))
         o.dedent()
         close()
-        return out
 
     def x_MakeCell(self, e, o, ctx):
         return self._snap((self.ex(e.row, o, ctx), self.ex(e.col, o, ctx)), o)
@@ -745,15 +749,7 @@ class Lowering:
             return None
         found = self.t()
         o(f"{found} = False")
-        i, close = self._open_set_loop(e.cells, o, ctx)
-        ctx["here_index"].append(i)
-        p = self.ex(e.pred, o, ctx)
-        ctx["here_index"].pop()
-        o(f"if {p}:")
-        o.indent()
-        o(f"{found} = True")
-        o.dedent()
-        close()
+        self._each_meeting(e, o, ctx, lambda i: f"{found} = True")
         return found
 
     def b_distinct(self, e, o, ctx):
