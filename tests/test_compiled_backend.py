@@ -398,7 +398,7 @@ def test_body_cells_walked_in_reading_order(board, seed):
 
 
 # `group` over a layer (natively: the layer's equal edges, memoized until the layer is written) and over any other
-# value (read at every cell), against the reference.
+# value (read at every cell), and conditions `here in S`, against the reference.
 GROUPS = """\
 game groups "groups of equal neighbours"
 layer colour: 0..3
@@ -412,6 +412,9 @@ action pop(p: cell) "{p}":
     if count(again) > count(parity):
         colour[again & parity] = 0
     colour[p & (p + R)] = 3                              # two cells: the empty set
+    if path(p, (rows - 1, cols - 1), here in g, 2) or count(cells where here in parity) > 40:
+        colour[(rows - 1, cols - 1)] = 2                 # (`here in S`: natively S itself)
+    require not any(neighbours(g) where here in again)
 
 goal: count(group((0, 0), colour)) == rows * cols
 

@@ -161,6 +161,14 @@ def _here_free(e) -> bool:
     return False
 
 
+def _membership(pred) -> ir.Expr | None:
+    """T when a cell condition reads `here in T` with a set T that does not depend on the cell."""
+    if (isinstance(pred, ir.BinOp) and pred.op == "in" and isinstance(pred.left, ir.Here) and pred.right.ty == ir.SET
+            and _here_free(pred.right)):
+        return pred.right
+    return None
+
+
 class Out:
     def __init__(self):
         self.lines: list[str] = []
@@ -527,6 +535,10 @@ class Lowering:
             layer, value = fast
             v = self.ex(value, o, ctx)
             return self._snap(f"rt.inter_into({s}, {self.value_mask(layer, v, o)}, {self.row()})", o)
+        members = _membership(e.pred)
+        if members is not None:  # `S where here in T` is S & T (as `path(a, b, here in T, k)` reads it)
+            s = self.ex(e.cells, o, ctx)
+            return self._snap(f"rt.inter_into({s}, {self.ex(members, o, ctx)}, {self.row()})", o)
         out = self.t("s")
         o(f"{out} = rt.empty_into({self.row()})")
         self._each_meeting(e, o, ctx, lambda i: f"rt.add({out}, {i})")
@@ -746,6 +758,8 @@ class Lowering:
         building the set. The condition is still read at every cell, as the reference does (a def it calls
         may reject the move, a read may fault). None for other sets."""
         if not isinstance(e, ir.Where) or self._layer_equality(e.pred) is not None:
+            return None
+        if _membership(e.pred) is not None:  # (x_Where makes it one word operation)
             return None
         found = self.t()
         o(f"{found} = False")
