@@ -14,23 +14,25 @@ from solvers import SOLVED, Budget, solve
 pytest.importorskip("numba")
 
 
-def floodit_board(draw_rows):
-    return "\n".join("".join(str(x) for x in row) for row in draw_rows) + "\n"
+def digit_grids(top: int, rows: int, cols: int):
+    """Plain grid levels of `rows` x `cols` digits 0..top, one character a cell."""
+    grid = st.lists(st.lists(st.integers(0, top), min_size=cols, max_size=cols), min_size=rows, max_size=rows)
+    return grid.map(lambda r: "\n".join("".join(str(x) for x in row) for row in r) + "\n")
 
 
 @settings(max_examples=25)
-@given(st.lists(st.lists(st.integers(0, 3), min_size=5, max_size=5), min_size=5, max_size=5), st.integers(0, 10**6))
+@given(digit_grids(3, 5, 5), st.integers(0, 10**6))
 def test_floodit_walks_agree(board, seed):
-    inst = instance("floodit", floodit_board(board), {"colours": 4}, "grid")
+    inst = instance("floodit", board, {"colours": 4}, "grid")
     ref, nat = walk_and_compare(inst, seed)
     assert solve(nat, "astar").cost == solve(ref, "astar").cost
     native_agrees(inst, nat, ref)
 
 
 @settings(max_examples=10)
-@given(st.lists(st.lists(st.integers(0, 2), min_size=4, max_size=4), min_size=4, max_size=4), st.integers(0, 10**6))
+@given(digit_grids(2, 4, 4), st.integers(0, 10**6))
 def test_free_floodit_walks_agree(board, seed):
-    inst = instance("floodit", floodit_board(board), {"colours": 3, "free": True}, "grid")
+    inst = instance("floodit", board, {"colours": 3, "free": True}, "grid")
     walk_and_compare(inst, seed, steps=8)
 
 
@@ -349,11 +351,11 @@ level grid:
 
 
 @settings(max_examples=8, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 2), min_size=9, max_size=9), min_size=9, max_size=9), st.integers(0, 10**6))
+@given(digit_grids(2, 9, 9), st.integers(0, 10**6))
 def test_set_values_keep_their_own_storage(board, seed):
     """Two calls of a def in one expression, a variable set in a loop and kept past it, a loop over a set its
     body sets, and a region with a general condition: the same walks on a 9x9 board (two words a set)."""
-    walk_and_compare(instance_from_rules(SET_VALUES, floodit_board(board)), seed, steps=6)
+    walk_and_compare(instance_from_rules(SET_VALUES, board), seed, steps=6)
 
 
 # Natively `for p in cells(b)`, `cells(b) where COND` and any/empty of such a set walk the body's covered cells
@@ -392,9 +394,9 @@ level grid:
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=4, max_size=4), st.integers(0, 10**6))
+@given(digit_grids(3, 4, 4), st.integers(0, 10**6))
 def test_body_cells_walked_in_reading_order(board, seed):
-    walk_and_compare(instance_from_rules(BODY_ORDER, floodit_board(board)), seed, steps=15)
+    walk_and_compare(instance_from_rules(BODY_ORDER, board), seed, steps=15)
 
 
 # `group` over a layer (natively: the layer's equal edges, memoized until the layer is written) and over any other
@@ -424,6 +426,6 @@ level grid:
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 3), min_size=9, max_size=9), min_size=8, max_size=8), st.integers(0, 10**6))
+@given(digit_grids(3, 8, 9), st.integers(0, 10**6))
 def test_groups_agree(board, seed):
-    walk_and_compare(instance_from_rules(GROUPS, floodit_board(board)), seed, steps=10)
+    walk_and_compare(instance_from_rules(GROUPS, board), seed, steps=10)
