@@ -379,6 +379,12 @@ class FailDecl(Node):
 
 
 @dataclass(frozen=True)
+class DeadlockDecl(Node):
+    cond: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class LimitDecl(Node):
     cost: Expr
     when: Expr | None
@@ -418,7 +424,7 @@ class LevelDecl(Node):
 
 
 Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | ParticleDecl | DefDecl | ActionDecl | InitDecl
-        | GoalDecl | FailDecl | LimitDecl | HeuristicDecl | ScoreDecl | LevelDecl)
+        | GoalDecl | FailDecl | DeadlockDecl | LimitDecl | HeuristicDecl | ScoreDecl | LevelDecl)
 
 
 @dataclass(frozen=True)

@@ -981,7 +981,7 @@ class Checker:
         for d in self.defs.values():
             self._check_def(d)
         particles = [self._particle(p) for p in self.particles.values()]
-        actions, heuristics, goals, fails, formats = [], [], [], [], []
+        actions, heuristics, goals, fails, deadlocks, formats = [], [], [], [], [], []
         init = None
         limit = None
         score = None
@@ -998,14 +998,15 @@ class Checker:
                     self.error(f"duplicate `score` (the first is on line {first.span.line if first.span else '?'})",
                                self.at_word(d, "score"), "a game has one score; add its parts in one expression")
                 score = self._reading(d, "score", "the score", "the score", "must be an int")
-            elif isinstance(d, (A.GoalDecl, A.FailDecl)):
+            elif isinstance(d, (A.GoalDecl, A.FailDecl, A.DeadlockDecl)):
                 sc = Scope("pred")
                 c = self.expr(d.cond, sc)
                 pred_slots = max(pred_slots, sc.nslots)
-                word = "goal" if isinstance(d, A.GoalDecl) else "fail"
+                word, found = {A.GoalDecl: ("goal", goals), A.FailDecl: ("fail", fails),
+                               A.DeadlockDecl: ("deadlock", deadlocks)}[type(d)]
                 if not _same(c.ty, BOOL):
                     self.error(f"a {word} condition must be bool, not {c.ty}", d.cond)
-                (goals if isinstance(d, A.GoalDecl) else fails).append(c)
+                found.append(c)
             elif isinstance(d, A.InitDecl):
                 if init is not None:
                     first = next(x for x in self.rf.decls if isinstance(x, A.InitDecl))
@@ -1051,7 +1052,7 @@ class Checker:
             enums=tuple((k, v) for k, v in self.enums.items()), layers=tuple(layers), globals=tuple(globals_),
             bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs),
             actions=tuple(actions),
-            init=init, goals=tuple(goals), fails=tuple(fails), limit=limit, heuristics=tuple(heuristics),
+            init=init, goals=tuple(goals), fails=tuple(fails), deadlocks=tuple(deadlocks), limit=limit, heuristics=tuple(heuristics),
             formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
             commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions))
 

@@ -455,8 +455,9 @@ def _verbose_stats(out: Outcome, count: int) -> None:
     rate = s.expanded / s.seconds if s.seconds > 0 else 0.0
     label = f"{out.inst.level}: " if count > 1 else ""
     h = f", heuristic {out.heuristic}" if out.heuristic else ""
+    dead = f", {s.dead:,} deadlocked" if s.dead else ""
     click.echo(f"{label}{out.algorithm}{h}: {s.expanded:,} expanded, {s.generated:,} generated, "
-               f"{s.duplicates:,} duplicates, peak {s.peak_states:,} states, {s.seconds:.3f} s "
+               f"{s.duplicates:,} duplicates{dead}, peak {s.peak_states:,} states, {s.seconds:.3f} s "
                f"({rate:,.0f}/s)", err=True)
 
 

@@ -456,10 +456,11 @@ class Game:
     init: Procedure | None
     goals: tuple[Expr, ...]
     fails: tuple[Expr, ...]
+    deadlocks: tuple[Expr, ...]  # states from which, the rules promise, no goal can be reached
     limit: tuple[Expr, Expr] | None  # (max cost, when)
     heuristics: tuple[HeuristicInfo, ...]
     formats: tuple[LevelFormat, ...]
-    predicates_nlocals: int = 0  # local slots used by goal / fail / cost / when expressions
+    predicates_nlocals: int = 0  # local slots used by goal / fail / deadlock / cost / when expressions
     score: Procedure | None = None  # what a solution is worth, read on its last state (higher is better)
     commuting: bool = False  # some action runs `commutes`: path searches try one order of commuting moves
 

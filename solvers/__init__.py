@@ -17,6 +17,7 @@ from .protocol import (
     UNSOLVABLE,
     Budget,
     CommutingSystem,
+    DeadlockSystem,
     Move,
     ScoredSystem,
     Solution,
@@ -63,6 +64,6 @@ def solve(system: TransitionSystem, algorithm: str = "astar",
 
 __all__ = [
     "ALGORITHMS", "Algorithm", "BUDGET_EXHAUSTED", "Budget", "INTERRUPTED", "Move", "SOLVED", "CommutingSystem",
-    "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime", "astar", "bfs",
-    "iddfs", "idastar", "layer_counts", "perft", "solve",
+    "DeadlockSystem", "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime",
+    "astar", "bfs", "iddfs", "idastar", "layer_counts", "perft", "solve",
 ]

@@ -37,7 +37,7 @@ def deepen(system: TransitionSystem, search: Search,
     if system.is_goal(root):
         return search.solved((), 0, True)
     bound = heuristic(root) if heuristic is not None else 0
-    if admissible and search.over_cost(bound):
+    if (admissible and search.over_cost(bound)) or search.dead(root):
         return search.unsolvable()
     if getattr(system, "commuting", False):
         def children(state, after):
@@ -85,6 +85,8 @@ def deepen(system: TransitionSystem, search: Search,
                         continue
                     if seen is not None or len(table) < table_size:
                         table[child] = (child_g, after)
+                if search.dead(child):
+                    continue
                 path.append(child)
                 path_g.append(child_g)
                 moves.append(move)

@@ -98,6 +98,7 @@ class Search:
         self._countdown = 1
         self._last_clock = self._start
         self._next_progress = self._start + self.budget.progress_every
+        self._is_dead = system.is_dead if getattr(system, "deadlocks", False) else None
 
     # -- running -------------------------------------------------------------
     def run(self, body: Callable[[TransitionSystem, "Search"], Solution],
@@ -136,6 +137,14 @@ class Search:
             self.stats.seconds = now - self._start
             self._next_progress = now + self.budget.progress_every
             self.budget.progress(self.stats)
+
+    def dead(self, state) -> bool:
+        """Whether the system says no goal can be reached from `state` (a DeadlockSystem): asked of each state
+        about to be expanded, so that a search skips it; counted in stats.dead."""
+        if self._is_dead is None or not self._is_dead(state):
+            return False
+        self.stats.dead += 1
+        return True
 
     def stored(self, count: int, limited: bool = True) -> None:
         """Report how many states are held now; more than budget.max_states ends the search.

@@ -68,6 +68,9 @@ def _to_the_end(system: TransitionSystem, search: Search, root: State, memo: dic
         visits += 1
         if visits > FINISH_ROOM or len(on_path) > FINISH_DEPTH:
             raise _TooFar
+        if search.dead(state):
+            memo[state] = None
+            return None, True
         search.expand()
         on_path.add(state)
         best, clean = None, True
@@ -122,6 +125,8 @@ def _anytime(system: TransitionSystem, search: Search) -> Solution:
             continue  # reached more cheaply since; that entry is waiting too
         if not scored and search.best is not None and g >= search.best[1]:
             continue  # costs are >= 0: nothing below is cheaper than the solution held
+        if search.dead(state):
+            continue
         stats.depth = g
         search.expand()
         children = list(system.successors(state))

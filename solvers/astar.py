@@ -32,6 +32,8 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
             continue  # stale entry: the state was re-opened with a cheaper g
         if state in goals:
             return search.solved(path_to(parents, state), g, admissible)
+        if search.dead(state):
+            continue
         stats.depth = f
         search.expand()
         for move, child, cost in system.successors(state):

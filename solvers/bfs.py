@@ -68,6 +68,8 @@ def _bfs(system: TransitionSystem, search: Search) -> Solution:
             break
         if g > dist[state]:
             continue  # stale entry: a cheaper path was found after it was queued
+        if search.dead(state):
+            continue
         stats.depth = g
         search.expand()
         for move, child, cost in system.successors(state):

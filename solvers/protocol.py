@@ -58,6 +58,18 @@ class CommutingSystem(TransitionSystem, Protocol):
     def path_successors(self, state: State, after: int) -> Iterable[tuple[Move, State, int, int]]: ...
 
 
+class DeadlockSystem(TransitionSystem, Protocol):
+    """A system that can tell some states from which no goal can be reached, saying so with a true attribute
+    `deadlocks`. The promise (the rules' author makes it, as for an admissible heuristic): when is_dead(state)
+    holds, no sequence of moves leads from state to a goal. Every search skips such a state when it would
+    expand it (so a costly test runs once per expanded state, not per generated one); proofs of optimality and
+    of unsolvability rest on the promise."""
+
+    deadlocks: bool
+
+    def is_dead(self, state: State) -> bool: ...
+
+
 SOLVED = "solved"
 UNSOLVABLE = "unsolvable"
 BUDGET_EXHAUSTED = "budget_exhausted"
@@ -72,6 +84,7 @@ class Stats:
     peak_states: int = 0
     seconds: float = 0.0
     depth: int = 0  # current bound / layer, for progress reports
+    dead: int = 0  # states not expanded because the system said no goal can be reached from them
 
     def as_dict(self) -> dict:
         return {
@@ -79,6 +92,7 @@ class Stats:
             "generated": self.generated,
             "duplicates": self.duplicates,
             "peak_states": self.peak_states,
+            "dead": self.dead,
             "seconds": round(self.seconds, 6),
         }
 

@@ -54,6 +54,13 @@ class StartAt:
     def heuristic(self, s):
         return self.inner.heuristic(s)
 
+    @property
+    def deadlocks(self):
+        return getattr(self.inner, "deadlocks", False)
+
+    def is_dead(self, s):
+        return self.inner.is_dead(s)
+
 
 def replay(sys_, moves):
     """Apply moves from the initial state; returns (final state, total cost). Asserts each move is legal."""
@@ -161,6 +168,7 @@ def walk_and_compare(inst, seed, steps=25):
         assert ref.heuristic(state) == nat.heuristic(state)
         assert ref.scored == nat.scored and ref.score(state) == nat.score(state)
         assert ref.commuting == nat.commuting
+        assert ref.deadlocks == nat.deadlocks and ref.is_dead(state) == nat.is_dead(state)
         if ref.commuting:  # what a path search gets after some commuting move, or after none
             after = rng.randrange(-1, len(ref.moves))
             assert sorted(ref.path_successors(state, after)) == sorted(nat.path_successors(state, after))

@@ -1315,7 +1315,9 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     if game.score is not None:
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
-    parts.append(_any_function(low, "_dead", game.fails))
+    parts.append(_any_function(low, "_failed", game.fails))
+    if game.deadlocks:
+        parts.append(_any_function(low, "_deadlock", game.deadlocks))
     for ai, key in low.pair_actions.items():
         parts.append(_pairs_code(ai, steps[ai], key))
     parts.append(_dispatch(low, game, steps))
@@ -1646,7 +1648,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o.indent()
     o("ok = False")
     o.dedent()
-    o("if ok and not _dead(D, g, SL, SG, BM, ab):")
+    o("if ok and not _failed(D, g, SL, SG, BM, ab):")
     o.indent()
     o("_encode(D, g, SG, OUT[n])")
     o("if k < 0:")
@@ -1699,7 +1701,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     h_lines.append("    return best")
     goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
             "    return _goal(D, g, SL, SG, BM, ab)"]
+    dead = ["@njit(GOAL, cache=True)", "def deadlock(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
+            "    return _deadlock(D, g, SL, SG, BM, ab)"] if game.deadlocks else []
     score = ["@njit(HEURISTIC, cache=True)", "def score(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
              "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]
     return (expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
-            + "\n".join(goal) + "\n\n\n" + "\n".join(score) + "\n")
+            + "\n".join(goal) + "\n\n\n" + "".join(line + "\n" for line in dead) + "\n\n" + "\n".join(score) + "\n")

@@ -1,5 +1,5 @@
 """The native search loops, compiled once for every game: they call a game's generated entry points
-(expand / heuristic / goal) as first-class functions of fixed signatures, so a new rule file or board size
+(expand / heuristic / goal / deadlock) as first-class functions of fixed signatures, so a new rule file or board size
 compiles only its own rules, never the searches again.
 
 Best-first search over packed states: A* when `use_h`, uniform-cost (breadth-first by cost, correct with
@@ -99,13 +99,14 @@ def _pop(HF, HG, HI, meta):
     return top_g, top_i
 
 
-@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1, _I1, _I1,
-                 _I1, _B, _I, _I, _I, _W), cache=True)
-def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
-               max_cost, max_states, chunk, W):
-    """meta: [states, heap size, expanded, generated, duplicates, found row, status]. status: -1 fresh (row 0
-    holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again),
-    5 a new state would pass max_states (when >= 0)."""
+@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1, _I1,
+                 _I1, _I1, _B, _B, _I, _I, _I, _W), cache=True)
+def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
+               use_dead, max_cost, max_states, chunk, W):
+    """meta: [states, heap size, expanded, generated, duplicates, found row, status, dead]. status: -1 fresh
+    (row 0 holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call
+    again), 5 a new state would pass max_states (when >= 0). With use_dead, a state that `dead` says is a
+    deadlock is not expanded (meta[7] counts them)."""
     words = K.shape[1]
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
@@ -131,8 +132,11 @@ def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF,
             # put it back, so that a resumed search (for another solution) sees a consistent heap
             _push(HF, HG, HI, meta, f0, g, i)
             return
-        meta[2] += 1
         done += 1
+        if use_dead and dead(K[i], SL, SG, D1, g1, BM, ab):
+            meta[7] += 1
+            continue
+        meta[2] += 1
         n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
         for m in range(n):
             ng = g + COST[m]
@@ -142,7 +146,7 @@ def best_first(expand, heuristic, goal, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF,
             new = meta[0]
             if new >= K.shape[0] or meta[1] + 1 >= HF.shape[0]:
                 meta[6] = 3
-                # undo this expansion: it will be redone after the arrays grow
+                # undo this expansion: it will be redone after the arrays grow (and its deadlock test again)
                 _push(HF, HG, HI, meta, f0, g, i)
                 meta[2] -= 1
                 return
@@ -217,19 +221,20 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
     meta[12] += 1
 
 
-@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2, _I1, _I1,
-                 _U2, _I1, _I1, _I1, _I1, _I1, _B, _B, _I, _I, _I, _I, _W), cache=True)
-def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TA, TT, INC,
-              meta, use_h, admissible, max_cost, max_states, table_cap, chunk, W):
+@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2, _I1,
+                 _I1, _U2, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _W), cache=True)
+def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TA, TT,
+              INC, meta, use_h, admissible, use_dead, max_cost, max_states, table_cap, chunk, W):
     """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same
     algorithm as solvers/_deepening.py, step for step. The path is PATH[0..depth], each depth's successors
     wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TA the `after` then, TT slots)
     keeps at most table_cap states per iteration, growing on demand. Commuting moves are ordered when the
     caller set ab[6] to -1 (expand then numbers a commuting successor m as -1 - m, see codegen).
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
-    incumbent cost (-1 none), incumbent length, found length, iterations]. status: -1 fresh, 0 running,
+    incumbent cost (-1 none), incumbent length, found length, iterations, dead]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
-    max_states expansions (when >= 0)."""
+    max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
+    (meta[13] counts them)."""
     words = PATH.shape[1]
     D0, g0, D1, g1, BM, ab = W
     ordered = ab[6] > -2
@@ -240,6 +245,10 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
             return
         meta[1] = heuristic(PATH[0], SL, SG, D1, g1, BM, ab) if use_h else 0
         if admissible and max_cost >= 0 and meta[1] > max_cost:
+            meta[6] = 2
+            return
+        if use_dead and dead(PATH[0], SL, SG, D1, g1, BM, ab):
+            meta[13] += 1
             meta[6] = 2
             return
         meta[2] = -1
@@ -323,6 +332,10 @@ def deepening(expand, heuristic, goal, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, 
                 TG[n] = cg
                 TA[n] = after
                 meta[7] = n + 1
+        if use_dead and dead(CH[d, j], SL, SG, D1, g1, BM, ab):
+            meta[13] += 1
+            done += 1
+            continue
         for w in range(words):
             PATH[d + 1, w] = CH[d, j, w]
         PG[d + 1] = cg

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..cache import cache_dir
 
 ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
-FIXED = frozenset({"expand", "heuristic", "goal", "score"})  # entry points: signatures fixed by loops.py
+FIXED = frozenset({"expand", "heuristic", "goal", "deadlock", "score"})  # entry points: signatures fixed by loops.py
 
 
 @functools.lru_cache(maxsize=64)

@@ -75,12 +75,13 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
         return _deepening(system, algorithm, budget)
     use_h = NATIVE[algorithm]
     mod = system.mod
+    dead = _deadlock_test(system)
     words = system.inst.layout.words
     pace = _Pace(budget)
     start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
-    meta = np.zeros(7, np.int64)
+    meta = np.zeros(8, np.int64)
     meta[6] = -1  # the native loop hashes the start and pushes it
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
@@ -89,16 +90,17 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
 
     def result(status, moves=None, cost=None, optimal=False):
         stats.expanded, stats.generated, stats.duplicates = int(meta[2]), int(meta[3]), int(meta[4])
-        stats.peak_states = int(meta[0])
+        stats.peak_states, stats.dead = int(meta[0]), int(meta[7])
         stats.seconds = time.perf_counter() - start
         return Solution(status, moves, cost, optimal, stats, algorithm)
 
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
-                        system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF, arrays.HG,
-                        arrays.HI, meta, use_h, max_cost, max_states, pace.chunk, system.work)
+            system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
+                        system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF,
+                        arrays.HG, arrays.HI, meta, use_h, system.deadlocks, max_cost, max_states, pace.chunk,
+                        system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -120,6 +122,12 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
+
+
+def _deadlock_test(system):
+    """The generated `deadlock` entry point, or (a game without one: use_dead is then false) any function of
+    its type, so that a game without deadlocks compiles nothing more."""
+    return system.mod.deadlock if system.deadlocks else system.mod.goal
 
 
 def _path(system, arrays: _Arrays, row: int):
@@ -172,6 +180,7 @@ class _Table:
 def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     use_h = NATIVE[algorithm]
     mod = system.mod
+    dead = _deadlock_test(system)
     words = system.inst.layout.words
     pace = _Pace(budget)
     start = pace.start
@@ -179,7 +188,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     path.PATH[0] = np.array(system.initial(), np.uint64)
     cap = 0 if not use_h else (budget.max_states or DEFAULT_TABLE_SIZE)
     table = _Table(words, min(cap + 1, START_CAPACITY) if cap else 1)
-    meta = np.zeros(13, np.int64)
+    meta = np.zeros(14, np.int64)
     meta[6] = -1  # fresh
     meta[9] = -1  # no solution seen yet
     max_cost = -1 if budget.max_cost is None else budget.max_cost
@@ -191,7 +200,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
 
     def result(status, moves=None, cost=None, optimal=False):
         stats.expanded, stats.generated, stats.duplicates = int(meta[3]), int(meta[4]), int(meta[5])
-        stats.depth = int(meta[1])
+        stats.depth, stats.dead = int(meta[1]), int(meta[13])
         stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
         stats.seconds = time.perf_counter() - start
         if status in (BUDGET_EXHAUSTED, INTERRUPTED) and meta[9] >= 0:
@@ -203,10 +212,10 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, system.SL, system.SG, system.MA,
-                        system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN, path.CHI,
-                        table.K, table.G, table.A, table.T, path.INC, meta, use_h, admissible, max_cost, max_states,
-                        cap, pace.chunk, system.work)
+            system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
+                        system.MA, system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN,
+                        path.CHI, table.K, table.G, table.A, table.T, path.INC, meta, use_h, admissible,
+                        system.deadlocks, max_cost, max_states, cap, pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:

@@ -130,6 +130,7 @@ class CompiledSystem:
         self.min_move_cost = min_move_cost(game, rules)
         self.scored = game.score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
+        self.deadlocks = bool(game.deadlocks)  # (a DeadlockSystem: searches skip states where is_dead holds)
 
     def _statics(self, low):
         inst = self.inst
@@ -220,6 +221,13 @@ class CompiledSystem:
     def is_goal(self, state) -> bool:
         self.S[:] = state
         return bool(self._run(self._entry_point("goal"), self.S, self.SL, self.SG, *self.work[2:]))
+
+    def is_dead(self, state) -> bool:
+        """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
+        if not self.deadlocks:
+            return False
+        self.S[:] = state
+        return bool(self._run(self._entry_point("deadlock"), self.S, self.SL, self.SG, *self.work[2:]))
 
     def heuristic(self, state) -> int:
         self.S[:] = state

@@ -131,6 +131,8 @@ class ReferenceSystem:
             self.moves.append((text, procs[ai], args, costs[ai], action.proc.nlocals, action.span))
         self.goals = [c.expr(g) for g in game.goals]
         self.fails = [c.expr(x) for x in game.fails]
+        self._deadlocks = [c.expr(x) for x in game.deadlocks]
+        self.deadlocks = bool(self._deadlocks)  # (a DeadlockSystem: searches skip states where is_dead holds)
         self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}
         self.heuristic_name = heuristic
         if heuristic is None:
@@ -212,6 +214,10 @@ class ReferenceSystem:
 
     def is_goal(self, state) -> bool:
         return self._any(self.goals, self.inst.values(state))
+
+    def is_dead(self, state) -> bool:
+        """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
+        return bool(self._deadlocks) and self._any(self._deadlocks, self.inst.values(state))
 
     def heuristic(self, state) -> int:
         if not self._h:

@@ -74,7 +74,7 @@ _TERMINALS = {
 }
 
 _KEYWORD_DECLS = ("game", "param", "enum", "layer", "global", "body", "particle", "def", "action", "init",
-                  "goal", "fail", "heuristic", "score", "level", "limit")
+                  "goal", "fail", "deadlock", "heuristic", "score", "level", "limit")
 
 
 @functools.lru_cache(maxsize=None)
@@ -290,6 +290,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def fail(self, meta, items):
         return A.FailDecl(items[0], self._s(meta))
+
+    @v_args(meta=True)
+    def deadlock(self, meta, items):
+        return A.DeadlockDecl(items[0], self._s(meta))
 
     @v_args(meta=True)
     def limit(self, meta, items):

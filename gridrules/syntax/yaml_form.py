@@ -18,6 +18,7 @@ Structure is YAML; expressions, types and statement blocks are strings in the DS
     init:     STMTS
     goal:     EXPR  |  [EXPR, ...]
     fail:     EXPR  |  [EXPR, ...]
+    deadlock: EXPR  |  [EXPR, ...]
     limit:    EXPR  |  {cost: EXPR, when: EXPR}
     heuristics: {NAME: {admissible: BOOL, expr: EXPR}  |  {admissible: BOOL, body: STMTS}}
     score:    EXPR  |  {body: STMTS}
@@ -50,12 +51,12 @@ _ROLL_ENTRY = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*->\s*([A-Za-z_][A-Za-z_
 _DSL_TOKEN = re.compile(r"""("[^"\n]*"|'[^'\n]*')(?:\s*\.\.\s*("[^"\n]*"|'[^'\n]*'))?\Z""")
 
 SECTIONS = ("game", "title", "params", "enums", "layers", "globals", "bodies", "particles", "defs", "actions",
-            "init", "goal", "fail", "limit", "heuristics", "score", "levels")
+            "init", "goal", "fail", "deadlock", "limit", "heuristics", "score", "levels")
 
 # `canonical` order; bodies are globals in the IR (their relative order matters), so they share a rank
 _RANK = {A.Game: 0, A.Param: 1, A.EnumDecl: 2, A.LayerDecl: 3, A.GlobalDecl: 4, A.BodyDecl: 4,
          A.ParticleDecl: 5, A.DefDecl: 6, A.ActionDecl: 7, A.InitDecl: 8, A.GoalDecl: 9, A.FailDecl: 10,
-         A.LimitDecl: 11, A.HeuristicDecl: 12, A.ScoreDecl: 13, A.LevelDecl: 14}
+         A.DeadlockDecl: 11, A.LimitDecl: 12, A.HeuristicDecl: 13, A.ScoreDecl: 14, A.LevelDecl: 15}
 
 
 def canonical(rf: A.RuleFile) -> A.RuleFile:
@@ -473,6 +474,9 @@ class _Reader:
 
     def s_fail(self, k, v, top):
         self.conditions(k, v, "fail", A.FailDecl)
+
+    def s_deadlock(self, k, v, top):
+        self.conditions(k, v, "deadlock", A.DeadlockDecl)
 
     def s_limit(self, k, v, top):
         if isinstance(v, MappingNode):
