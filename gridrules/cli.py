@@ -665,7 +665,8 @@ def _cells_text(path) -> str:
 def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params, level_format):
     """List the legal moves of each level (or of the state after --after), each with the path that joins its
     cells where the rules ask for one (`path(...)`; corners 1-based, row or column 0 and rows+1/cols+1 being the
-    ring outside the board). No legal move left on a board that is not solved is a dead board: exit 1.
+    ring outside the board). No legal move left on a board that is not solved is a dead board: exit 1; so is a
+    state where the rules' `deadlock` holds (its moves are still listed: they are legal, but lead to no goal).
     """
     from . import api
 
@@ -687,9 +688,10 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
         shown = legal[:1] if hint else ([] if count_only else legal)
         listed = [(m, ref.paths(state, m)) for m in shown]
         goal = ref.is_goal(state)
-        codes.append(EXIT_OK if legal or goal else EXIT_UNSOLVABLE)
+        dead = not goal and ref.is_dead(state)
+        codes.append(EXIT_OK if (legal or goal) and not dead else EXIT_UNSOLVABLE)
         if out_format == "json":
-            click.echo(json.dumps({"level": inst.level, "count": len(legal), "goal": goal,
+            click.echo(json.dumps({"level": inst.level, "count": len(legal), "goal": goal, "deadlock": dead,
                                    "moves": [{"move": m, "paths": [[[r + 1, c + 1] for r, c in p] for p in ps]}
                                              for m, ps in listed]}))
             continue
@@ -698,7 +700,10 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
             click.echo(f"{label}no legal move" + (" (the goal is reached)" if goal else " (a dead board)"))
             continue
         if not hint:
-            click.echo(f"{label}{_count(len(legal), 'legal move')}")
+            click.echo(f"{label}{_count(len(legal), 'legal move')}"
+                       + (" (a deadlock: the rules say no goal can be reached from here)" if dead else ""))
+        elif dead:
+            click.echo(f"{label}a deadlock: the rules say no goal can be reached from here")
         for m, ps in listed:
             ways = "; ".join(f"path {_cells_text(p)}" for p in ps)
             click.echo(f"{'hint: ' + label if hint else '  '}{m}" + (f"  {ways}" if ways else ""))

@@ -167,3 +167,25 @@ def test_a_random_walk_meets_deadlocks_in_both_backends():
             state = rng.choice(moves)[1]
             seen += ref.is_dead(state)
     assert seen > 0
+
+
+def test_moves_says_when_the_rules_call_a_state_a_deadlock(tmp_path):
+    """`gridrules moves` lists a deadlocked state's moves (they are legal) and says it is lost: exit 1."""
+    from click.testing import CliRunner
+
+    from gridrules.cli import cli
+
+    rules = tmp_path / "corners.grl"
+    rules.write_text(WITH)
+    level = tmp_path / "room.txt"
+    level.write_text("#######\n##    #\n# $@  #\n#.    #\n#######\n")
+    run = CliRunner().invoke(cli, ["moves", str(rules), str(level)])
+    assert run.exit_code == 0 and run.output == "4 legal moves\n  L\n  R\n  U\n  D\n"
+    run = CliRunner().invoke(cli, ["moves", str(rules), str(level), "--after", "L"])
+    assert run.exit_code == 1
+    assert run.output == ("3 legal moves (a deadlock: the rules say no goal can be reached from here)\n"
+                          "  R\n  U\n  D\n")
+    run = CliRunner().invoke(cli, ["moves", str(rules), str(level), "--after", "L", "--hint"])
+    assert run.exit_code == 1 and "a deadlock" in run.output
+    run = CliRunner().invoke(cli, ["moves", str(rules), str(level), "--after", "L", "--format", "json"])
+    assert run.exit_code == 1 and '"deadlock": true' in run.output
