@@ -1052,8 +1052,8 @@ class Checker:
             enums=tuple((k, v) for k, v in self.enums.items()), layers=tuple(layers), globals=tuple(globals_),
             bodies=tuple(bodies), particles=tuple(particles), defs=tuple(self.def_ir[n] for n in self.defs),
             actions=tuple(actions),
-            init=init, goals=tuple(goals), fails=tuple(fails), deadlocks=tuple(deadlocks), limit=limit, heuristics=tuple(heuristics),
-            formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
+            init=init, goals=tuple(goals), fails=tuple(fails), deadlocks=tuple(deadlocks), limit=limit,
+            heuristics=tuple(heuristics), formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
             commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions))
 
     def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:

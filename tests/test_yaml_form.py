@@ -95,7 +95,8 @@ def test_canonical_orders_sections_by_kind():
 # ---- spans ---------------------------------------------------------------------------------------
 SNIPPET_NODES = tuple(t for t in vars(A).values() if isinstance(t, type) and issubclass(t, A.Node) and t not in (
     A.Node, A.RuleFile, A.Game, A.Param, A.EnumDecl, A.LayerDecl, A.GlobalDecl, A.BodyDecl, A.Pose, A.DefDecl,
-    A.ActionDecl, A.InitDecl, A.GoalDecl, A.FailDecl, A.DeadlockDecl, A.LimitDecl, A.HeuristicDecl, A.ScoreDecl, A.LevelDecl, A.LegendEntry,
+    A.ActionDecl, A.InitDecl, A.GoalDecl, A.FailDecl, A.DeadlockDecl, A.LimitDecl, A.HeuristicDecl, A.ScoreDecl,
+    A.LevelDecl, A.LegendEntry,
     A.ParamDecl, A.ParticleDecl, A.ParticleProp))
 
 

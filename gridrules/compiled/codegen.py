@@ -1702,8 +1702,8 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
             "    return _goal(D, g, SL, SG, BM, ab)"]
     dead = ["@njit(GOAL, cache=True)", "def deadlock(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
-            "    return _deadlock(D, g, SL, SG, BM, ab)"] if game.deadlocks else []
+            "    return _deadlock(D, g, SL, SG, BM, ab)"]
     score = ["@njit(HEURISTIC, cache=True)", "def score(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",
              "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]
-    return (expand + "\n\n" + "\n".join(h_lines) + "\n\n\n"
-            + "\n".join(goal) + "\n\n\n" + "".join(line + "\n" for line in dead) + "\n\n" + "\n".join(score) + "\n")
+    entries = [h_lines, goal] + ([dead] if game.deadlocks else []) + [score]  # (no deadlock: nothing to compile)
+    return expand + "\n\n" + "\n\n\n".join("\n".join(lines) for lines in entries) + "\n"

@@ -1,6 +1,6 @@
 """The native search loops, compiled once for every game: they call a game's generated entry points
-(expand / heuristic / goal / deadlock) as first-class functions of fixed signatures, so a new rule file or board size
-compiles only its own rules, never the searches again.
+(expand / heuristic / goal / deadlock) as first-class functions of fixed signatures, so a new rule file or board
+size compiles only its own rules, never the searches again.
 
 Best-first search over packed states: A* when `use_h`, uniform-cost (breadth-first by cost, correct with
 zero-cost moves) otherwise. Iterative deepening (IDA* or IDDFS), the same algorithm as solvers/_deepening.py.
