@@ -65,7 +65,7 @@ def test_moves_hint_count_dead_board_and_json(run, write):
     r = run("moves", "lianliankan", crossed)
     assert r.code == 1 and r.out == "no legal move (a dead board)\n"  # each pair needs three turns
     r = run("moves", "lianliankan", level, "--format", "json", "--hint")
-    assert r.out == ('{"level": "%s", "count": 3, "goal": false, "moves": [{"move": "1,1-1,4", '
+    assert r.out == ('{"level": "%s", "count": 3, "goal": false, "deadlock": false, "moves": [{"move": "1,1-1,4", '
                      '"paths": [[[1, 1], [0, 1], [0, 4], [1, 4]]]}]}\n' % level)
 
 
