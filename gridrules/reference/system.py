@@ -217,7 +217,7 @@ class ReferenceSystem:
 
     def is_dead(self, state) -> bool:
         """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
-        return bool(self._deadlocks) and self._any(self._deadlocks, self.inst.values(state))
+        return self.deadlocks and self._any(self._deadlocks, self.inst.values(state))
 
     def heuristic(self, state) -> int:
         if not self._h:
