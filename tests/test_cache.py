@@ -21,3 +21,77 @@ def test_parser_tables_are_cached_and_a_damaged_file_is_rebuilt(tmp_path):
     assert (again.returncode, again.stderr) == (0, "")
     assert again.stdout == first.stdout
     assert len(tables.read_bytes()) > len(whole) // 2  # written again in full
+
+
+def test_a_checked_rule_file_is_kept_and_read_back_without_parsing(tmp_path, monkeypatch):
+    from gridrules import api
+    from gridrules.compiled.codegen import generate
+    from gridrules.reference.system import interpreter
+
+    monkeypatch.setenv("GRIDRULES_CACHE", str(tmp_path))
+    first = api.load_rules("floodit")
+    (kept,) = (tmp_path / "rules").glob("*.pickle")
+
+    def no_parsing(*args):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(api, "compile_rules", no_parsing)
+    again = api.load_rules("floodit")
+    assert again == first and again is not first
+    # the same native code: the compiled backend generates the same module from the game read back
+    level = str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")
+    sources = []
+    for game in (first, again):
+        fmt, raws = api.read_levels(game, level)
+        inst = api.instantiate(game, raws[0], fmt, {})
+        sources.append(generate(inst, None, interpreter(inst))[0])
+    assert sources[0] == sources[1]
+
+    kept.write_bytes(kept.read_bytes()[:100])  # damaged (a full disk, a killed process): checked again
+    monkeypatch.undo()
+    monkeypatch.setenv("GRIDRULES_CACHE", str(tmp_path))
+    assert api.load_rules("floodit") == first
+    assert len(kept.read_bytes()) > 100
+
+
+def test_an_edited_rule_file_is_checked_again_and_errors_are_never_kept(tmp_path, monkeypatch):
+    import pytest
+
+    from gridrules import api
+    from gridrules.errors import ErrorList
+
+    monkeypatch.setenv("GRIDRULES_CACHE", str(tmp_path / "cache"))
+    rules = tmp_path / "lamp.grl"
+    rules.write_text("game lamp\nlayer on: bool\naction press(c: cell):\n    on[c] = not on[c]\n"
+                     "goal: empty(cells where not on)\nlevel grid:\n    '.' : pass\n    '#' : on = true\n")
+    assert [a.name for a in api.load_rules(str(rules)).actions] == ["press"]
+    rules.write_text(rules.read_text().replace("press", "toggle"))
+    assert [a.name for a in api.load_rules(str(rules)).actions] == ["toggle"]
+    rules.write_text(rules.read_text().replace("not on[c]", "not on[d]"))
+    for _ in range(2):
+        with pytest.raises(ErrorList) as err:
+            api.load_rules(str(rules))
+        (error,) = err.value.errors
+        assert (error.span.source.path, error.span.line, error.message) == (str(rules), 4, "unknown name `d`")
+    assert len(list((tmp_path / "cache" / "rules").glob("*.pickle"))) == 2
+
+
+def test_rules_load_where_the_cache_cannot_be_written(tmp_path, monkeypatch):
+    from gridrules import api
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("GRIDRULES_CACHE", str(blocked))
+    assert api.load_rules("floodit").name == "floodit"
+
+
+def test_needs_compiling_looks_up_the_index_files_numba_writes(monkeypatch):
+    from gridrules import api
+    from gridrules.compiled.system import _module_name, needs_compiling
+
+    (inst, _) = api.load("floodit", str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"))
+    native = api.system(inst)
+    native.successors(inst.initial)  # (compiled now, or loaded from numba's cache: its files exist either way)
+    monkeypatch.delitem(sys.modules, _module_name(native.source))  # (a module already imported needs nothing)
+    assert not needs_compiling(native.source)
+    assert needs_compiling(native.source + "# another module\n")

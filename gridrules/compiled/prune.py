@@ -11,11 +11,9 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
-from ..cache import cache_dir
+from ..cache import cache_dir, store
 
 ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
 FIXED = frozenset({"expand", "heuristic", "goal", "deadlock", "score"})  # entry points: signatures fixed by loops.py
@@ -32,14 +30,7 @@ def prune_cached(source: str) -> str:
     except OSError:
         pass
     pruned = prune_arrays(source)
-    try:  # (best effort: a cache that cannot be written only costs the pass again next time)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(pruned)
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    store(path, pruned.encode())
     return pruned
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from . import cache_dir
+from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
 from ..errors import RuleRuntimeError, UsageError
@@ -41,10 +40,27 @@ def needs_compiling(source: str) -> bool:
     name = _module_name(source)
     if name in sys.modules:
         return False
-    from numba.core import config
+    from . import loops
 
-    folder = Path(config.CACHE_DIR or cache_dir() / "numba")
-    return not (any(folder.glob(f"*/{name}.expand-*.nbi")) and any(folder.glob("*/loops.deepening-*.nbi")))
+    lines = source.splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("def expand(")) + 1
+    while first > 1 and lines[first - 2].startswith("@"):  # (a decorated function starts at its decorator)
+        first -= 1
+    deepening = loops.deepening.py_func.__code__.co_firstlineno
+    return not (_numba_index(cache_dir() / "modules" / f"{name}.py", "expand", first).exists()
+                and _numba_index(Path(loops.__file__), "deepening", deepening).exists())
+
+
+def _numba_index(py_file: Path, function: str, first_line: int) -> Path:
+    """The index file numba's cache keeps for a function once it has compiled it: numba names the folder after
+    the source's folder and the file after the module, function and first line. (Looked up by name: listing the
+    folder, which holds every generated module's files, took ~0.1 s in a cache grown large.)"""
+    from numba.core import config
+    from numba.core.caching import _CacheLocator
+
+    folder = Path(config.CACHE_DIR or cache_dir() / "numba") / _CacheLocator.get_suitable_cache_subpath(str(py_file))
+    version = f"{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    return folder / f"{py_file.stem}.{function}-{first_line}.py{version}.nbi"
 
 
 def load_module(source: str):
@@ -52,14 +68,9 @@ def load_module(source: str):
     name = _module_name(source)
     if name in sys.modules:
         return sys.modules[name]
-    folder = cache_dir() / "modules"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.py"
+    path = cache_dir() / "modules" / f"{name}.py"
     if not path.exists() or path.read_text() != source:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(source)
-        os.replace(tmp, path)
+        write_atomic(path, source.encode())
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # numba's cache needs the module registered before it runs
