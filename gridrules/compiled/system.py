@@ -135,6 +135,7 @@ class CompiledSystem:
         self.COST = np.zeros(max(1, len(moves)), np.int64)
         self._views = (memoryview(self.MOVE), memoryview(self.OUT), memoryview(self.COST))  # cheaper slices
         self._expand_args = (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work)
+        self._state_args = (self.S, self.SL, self.SG, *self.work[2:])  # (goal, heuristic, deadlock, score)
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
@@ -180,15 +181,20 @@ class CompiledSystem:
         try:
             return fn(*args)
         except ValueError as err:
-            text = str(err)
-            if text.startswith("gridrules:"):
-                message, span, hint = self.faults[int(text.split(":")[1])]
-                if span is None:  # a fault of the move being expanded: at its action, as the reference says
-                    ab = self.work[5]
-                    span = self.inst.game.actions[int(self.MA[ab[1]])].span
-                    message = message.replace("{move}", self.moves[ab[1]]).replace("{value}", str(int(ab[2])))
-                raise RuleRuntimeError(message, span, hint) from None
-            raise
+            raise self._rule_error(err) from None
+
+    def _rule_error(self, err: ValueError) -> Exception:
+        """What a ValueError raised in native code means: a fault of the rules (the generated code raises
+        `gridrules:N`, N indexing the faults table) as the reference backend reports it, else itself."""
+        text = str(err)
+        if not text.startswith("gridrules:"):
+            return err
+        message, span, hint = self.faults[int(text.split(":")[1])]
+        if span is None:  # a fault of the move being expanded: at its action, as the reference says
+            ab = self.work[5]
+            span = self.inst.game.actions[int(self.MA[ab[1]])].span
+            message = message.replace("{move}", self.moves[ab[1]]).replace("{value}", str(int(ab[2])))
+        return RuleRuntimeError(message, span, hint)
 
     # ---- TransitionSystem
     def initial(self):
@@ -197,13 +203,19 @@ class CompiledSystem:
     def successors(self, state, every=False):
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
+        # (the hot path of the Python searches: no helper calls, ~1 us less than through _run)
         self.S[:] = state
-        ab = self.work[5]
-        ab[3] = 0 if every else 1
+        expand = self._expand or self._entry_point("expand")
+        if every:
+            ab = self.work[5]
+            ab[3] = 0
         try:
-            n = self._run(self._expand or self._entry_point("expand"), *self._expand_args)
+            n = expand(*self._expand_args)
+        except ValueError as err:
+            raise self._rule_error(err) from None
         finally:
-            ab[3] = 1
+            if every:
+                ab[3] = 1
         texts, (move, out, cost) = self.moves, self._views
         return [(texts[m], tuple(row), k) for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
 
@@ -231,23 +243,23 @@ class CompiledSystem:
 
     def is_goal(self, state) -> bool:
         self.S[:] = state
-        return bool(self._run(self._entry_point("goal"), self.S, self.SL, self.SG, *self.work[2:]))
+        return bool(self._run(self._entry_point("goal"), *self._state_args))
 
     def is_dead(self, state) -> bool:
         """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
         if not self.deadlocks:
             return False
         self.S[:] = state
-        return bool(self._run(self._entry_point("deadlock"), self.S, self.SL, self.SG, *self.work[2:]))
+        return bool(self._run(self._entry_point("deadlock"), *self._state_args))
 
     def heuristic(self, state) -> int:
         self.S[:] = state
-        return int(self._run(self._entry_point("heuristic"), self.S, self.SL, self.SG, *self.work[2:]))
+        return int(self._run(self._entry_point("heuristic"), *self._state_args))
 
     def score(self, state) -> int:
         """What a solution ending in `state` is worth under the rules' `score` (higher is better); 0 without."""
         self.S[:] = state
-        return int(self._run(self._entry_point("score"), self.S, self.SL, self.SG, *self.work[2:]))
+        return int(self._run(self._entry_point("score"), *self._state_args))
 
     def search(self, algorithm: str, budget=None):
         """Run `algorithm` entirely in native code when there is a native version (else None)."""
