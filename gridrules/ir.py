@@ -6,6 +6,7 @@ that mention parameters or the board size stay expressions until a level instant
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 from .errors import Span
@@ -195,9 +196,16 @@ def contains(node, found) -> bool:
         return True
     if isinstance(node, tuple):
         return any(contains(x, found) for x in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, Ty):
-        return any(contains(getattr(node, f.name), found) for f in dataclasses.fields(node))
-    return False
+    return any(contains(getattr(node, name), found) for name in _parts(type(node)))
+
+
+@functools.cache
+def _parts(cls) -> tuple[str, ...]:
+    """The fields of an IR class that hold its parts (not its span, nor a type's name); none for other values.
+    (Kept per class: dataclasses.fields on every node made `contains` most of a compiled system's set-up.)"""
+    if cls is Ty or not dataclasses.is_dataclass(cls):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(cls) if f.compare)
 
 
 def params_only(e: Expr) -> bool:

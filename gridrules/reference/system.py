@@ -88,11 +88,17 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
             raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
                              f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
         when = c.expr(action.when)
+        if not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer for all)
+            if not when(Frame({}, action.proc.nlocals)):
+                continue
+            when = None
         for args in combinations:
-            f = Frame({}, action.proc.nlocals)
-            f.loc[: len(args)] = args
-            if when(f):
-                out.append((move_text(action, args, inst), ai, args))
+            if when is not None:
+                f = Frame({}, action.proc.nlocals)
+                f.loc[: len(args)] = args
+                if not when(f):
+                    continue
+            out.append((move_text(action, args, inst), ai, args))
     return out
 
 
