@@ -1,9 +1,12 @@
-"""The cache directory (GRIDRULES_CACHE): parser tables are written there, and a damaged file is rebuilt."""
+"""The cache directory (GRIDRULES_CACHE): parser tables and checked rule files are kept there (a damaged or stale
+entry is rebuilt, errors are never kept), and numba's files for a compiled module are found by name."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+
+import pytest
 
 from helpers import ROOT
 
@@ -55,8 +58,6 @@ def test_a_checked_rule_file_is_kept_and_read_back_without_parsing(tmp_path, mon
 
 
 def test_an_edited_rule_file_is_checked_again_and_errors_are_never_kept(tmp_path, monkeypatch):
-    import pytest
-
     from gridrules import api
     from gridrules.errors import ErrorList
 

@@ -88,7 +88,7 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
             raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
                              f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
         when = c.expr(action.when)
-        if not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer for all)
+        if count and not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer)
             if not when(Frame({}, action.proc.nlocals)):
                 continue
             when = None
