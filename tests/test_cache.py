@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -96,3 +97,50 @@ def test_needs_compiling_looks_up_the_index_files_numba_writes(monkeypatch):
     monkeypatch.delitem(sys.modules, _module_name(native.source))  # (a module already imported needs nothing)
     assert not needs_compiling(native.source)
     assert needs_compiling(native.source + "# another module\n")
+
+
+LAZY = r"""
+import sys
+from numba.core import base
+
+refreshed = []
+usual = base.BaseContext.refresh
+base.BaseContext.refresh = lambda self: (refreshed.append(1), usual(self))[1]
+
+from gridrules import api
+from gridrules.compiled.system import _module_name
+from solvers import solve
+
+costs = [solve(api.system(inst), "astar").cost for inst in api.load("floodit", sys.argv[1])]
+print(costs, len(refreshed))
+if len(sys.argv) > 2:  # then a game never compiled before, in the same process
+    open(sys.argv[2] + "/lamps.grl", "w").write(
+        "game lamps\nlayer on: bool\naction press(c: cell):\n    on[c] = not on[c]\n"
+        f"goal: count(cells where on) == 2 and {sys.argv[3]} > 0\nlevel grid:\n    '.' : pass\n    '#' : on = true\n")
+    (inst,) = api.load(sys.argv[2] + "/lamps.grl", sys.argv[2] + "/lamps.txt")
+    native = api.system(inst)
+    print(_module_name(native.source))
+    print(solve(native, "bfs").cost, len(refreshed) > 0)
+"""
+
+
+def test_cached_native_code_loads_without_numbas_registries_and_compiling_still_works(tmp_path):
+    from gridrules.cache import cache_dir
+    from gridrules.compiled.system import _numba_index
+
+    sample = str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")
+    (tmp_path / "lamps.txt").write_text("#..\n...\n")
+    run = [sys.executable, "-c", LAZY, sample]
+    warm = subprocess.run(run, capture_output=True, text=True)  # (compiles whatever is not cached yet)
+    assert warm.returncode == 0, warm.stderr
+    # a goal of its own (a number in it) makes a new module: it must compile after the cached code was loaded
+    # the short way; its files are deleted after, so that the cache does not grow run after run
+    again = subprocess.run(run + [str(tmp_path), str(time.time_ns())], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    floodit, module, lamps = again.stdout.splitlines()
+    try:
+        assert (floodit, lamps) == ("[0, 3] 0", "1 True")
+    finally:
+        (cache_dir() / "modules" / f"{module}.py").unlink(missing_ok=True)
+        for f in _numba_index(cache_dir() / "modules" / f"{module}.py", "expand", 1).parent.glob(f"{module}.*"):
+            f.unlink()

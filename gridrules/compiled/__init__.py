@@ -38,3 +38,33 @@ def _load_numba_arrays() -> None:
 
 
 _load_numba_arrays()
+
+
+def _load_cached_code_first() -> None:
+    """Let numba load gridrules' cached machine code without first registering everything it can compile.
+    Before every cache load numba refreshes its target context, which imports and registers all its typing and
+    lowering implementations (~0.5 s, most of a warm start); code read from the cache is compiled already and
+    needs only numba's runtime (NRT) up. A compile still refreshes the context itself, as it always does. Only
+    gridrules' own functions (its modules and generated ones) load this way, and only where numba's Cache has
+    the methods this relies on; anywhere else numba does what it always does."""
+    from numba.core import caching
+    from numba.core.runtime import rtsys
+
+    cache = caching.Cache
+    if not all(hasattr(cache, name) for name in ("load_overload", "_load_overload",
+                                                 "_guard_against_spurious_io_errors")):
+        return
+    usual = cache.load_overload
+
+    def load_overload(self, sig, target_context):
+        module = getattr(getattr(self, "_py_func", None), "__module__", None) or ""
+        if not module.startswith(("gridrules.", "gridrules_gen_")):
+            return usual(self, sig, target_context)
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    cache.load_overload = load_overload
+
+
+_load_cached_code_first()
