@@ -126,7 +126,7 @@ if len(sys.argv) > 2:  # then a game never compiled before, in the same process
 
 def test_cached_native_code_loads_without_numbas_registries_and_compiling_still_works(tmp_path):
     from gridrules.cache import cache_dir
-    from gridrules.compiled.system import _numba_index
+    from gridrules.compiled import numba_index
 
     sample = str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")
     (tmp_path / "lamps.txt").write_text("#..\n...\n")
@@ -142,5 +142,26 @@ def test_cached_native_code_loads_without_numbas_registries_and_compiling_still_
         assert (floodit, lamps) == ("[0, 3] 0", "1 True")
     finally:
         (cache_dir() / "modules" / f"{module}.py").unlink(missing_ok=True)
-        for f in _numba_index(cache_dir() / "modules" / f"{module}.py", "expand", 1).parent.glob(f"{module}.*"):
+        for f in numba_index(cache_dir() / "modules" / f"{module}.py", "expand", 1).parent.glob(f"{module}.*"):
             f.unlink()
+
+
+def twice(x):
+    return 2 * x
+
+
+def test_a_search_loop_says_when_it_compiles_and_loads_quietly_later(tmp_path, monkeypatch):
+    from numba import types
+    from numba.core import config
+
+    from gridrules.compiled.loops import _Native
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))  # (numba's cache, empty)
+    heard = []
+    first = _Native(types.int64(types.int64), twice)
+    assert not first.cached()
+    assert first.load(heard.append)(21) == 42
+    assert len(heard) == 1 and heard[0].startswith("compiling the native search loops (once")
+    again = _Native(types.int64(types.int64), twice)  # (as a later run finds it)
+    assert again.cached() and again.load(heard.append)(4) == 8
+    assert len(heard) == 1

@@ -7,6 +7,8 @@ reuses stale native code; numba's own cache of each module's machine code sits b
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from ..cache import cache_dir
 
@@ -14,7 +16,7 @@ from ..cache import cache_dir
 # numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one); if numba was
 # imported already, tell its config directly, or every run would compile again.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
-if "numba" in __import__("sys").modules:
+if "numba" in sys.modules:
     from numba.core import config as _numba_config
 
     if not _numba_config.CACHE_DIR:
@@ -26,8 +28,6 @@ def _load_numba_arrays() -> None:
     scipy is installed) only to learn whether BLAS exists for np.dot and friends, about 0.35 s of every run's
     start-up. The generated code never uses BLAS, so unless scipy is loaded already the probe is told "no"
     at once; np.dot still imports scipy itself later, if ever typed."""
-    import sys
-
     if "scipy" in sys.modules or "numba.np.arraymath" in sys.modules:
         return
     sys.modules["scipy"] = None  # (an import of scipy now fails at once)
@@ -68,3 +68,15 @@ def _load_cached_code_first() -> None:
 
 
 _load_cached_code_first()
+
+
+def numba_index(py_file: Path, function: str, first_line: int) -> Path:
+    """The index file numba's cache keeps for a function once it has compiled it: numba names the folder after
+    the source's folder and the file after the module, function and first line. (Looked up by name: listing the
+    folder, which holds every generated module's files, took ~0.1 s in a cache grown large.)"""
+    from numba.core import config
+    from numba.core.caching import _CacheLocator
+
+    folder = Path(config.CACHE_DIR or cache_dir() / "numba") / _CacheLocator.get_suitable_cache_subpath(str(py_file))
+    version = f"{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    return folder / f"{py_file.stem}.{function}-{first_line}.py{version}.nbi"

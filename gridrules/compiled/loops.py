@@ -11,8 +11,12 @@ never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit, types
+
+from . import cache_dir, numba_index
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
@@ -28,7 +32,39 @@ _EXPAND_T, _HEURISTIC_T, _GOAL_T = (types.FunctionType(sig) for sig in (EXPAND, 
 _W = types.Tuple(WORK)
 
 
-@njit(_U1.dtype(_U2, _I, _I), cache=True)
+class _Native:
+    """A loop that Python calls, compiled for its one signature at its first call (or loaded from numba's cache)
+    rather than when this module is imported: a search runs one of them, and loading each cached function costs
+    ~10 ms of every start. Like njit with a signature it then takes only that signature, to which a game's entry
+    points convert. (The helpers below have none: they are typed, and cached, as the loops call them.)"""
+
+    def __init__(self, signature, py_func):
+        self.signature, self.py_func, self._compiled = signature, py_func, None
+        self.__name__, self.__doc__ = py_func.__name__, py_func.__doc__
+
+    def load(self, notice=None):
+        """Compile it now, or load it from numba's cache; notice(text) hears first when it must compile."""
+        if self._compiled is None:
+            if notice is not None and not self.cached():
+                notice(f"compiling the native search loops (once: later runs load them from {cache_dir()})")
+            self._compiled = njit(self.signature, cache=True)(self.py_func)
+        return self._compiled
+
+    def cached(self) -> bool:
+        """Whether numba's cache holds it (its index file is there)."""
+        code = self.py_func.__code__
+        return self._compiled is not None or numba_index(Path(code.co_filename), code.co_name,
+                                                         code.co_firstlineno).exists()
+
+    def __call__(self, *args):
+        return (self._compiled or self.load())(*args)
+
+
+def _native(signature):
+    return lambda py_func: _Native(signature, py_func)
+
+
+@njit(cache=True)
 def _hash(K, i, words):
     h = np.uint64(1469598103934665603)
     for w in range(words):
@@ -39,7 +75,7 @@ def _hash(K, i, words):
     return h
 
 
-@njit(_I(_U2, _I1, _I, _I), cache=True)
+@njit(cache=True)
 def _find(K, T, i, words):
     """The table slot holding a row equal to row i, or the empty slot where it belongs."""
     mask = np.uint64(T.shape[0] - 1)
@@ -58,7 +94,7 @@ def _find(K, T, i, words):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(types.void(_I1, _I1, _I1, _I1, _I, _I, _I), cache=True)
+@njit(cache=True)
 def _push(HF, HG, HI, meta, f, g, i):
     n = meta[1]
     HF[n] = f
@@ -75,7 +111,7 @@ def _push(HF, HG, HI, meta, f, g, i):
         n = p
 
 
-@njit(types.UniTuple(_I, 2)(_I1, _I1, _I1, _I1), cache=True)
+@njit(cache=True)
 def _pop(HF, HG, HI, meta):
     n = meta[1] - 1
     top_g, top_i = HG[0], HI[0]
@@ -99,8 +135,8 @@ def _pop(HF, HG, HI, meta):
     return top_g, top_i
 
 
-@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1, _I1,
-                 _I1, _I1, _B, _B, _I, _I, _I, _W), cache=True)
+@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1,
+                     _I1, _I1, _I1, _B, _B, _I, _I, _I, _W))
 def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
     """meta: [states, heap size, expanded, generated, duplicates, found row, status, dead]. status: -1 fresh
@@ -179,7 +215,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     meta[6] = 2
 
 
-@njit(types.void(_U2, _I, _I1), cache=True)
+@_native(types.void(_U2, _I, _I1))
 def rehash(K, n, T):
     words = K.shape[1]
     for s in range(T.shape[0]):
@@ -188,7 +224,7 @@ def rehash(K, n, T):
         T[_find(K, T, i, words)] = i
 
 
-@njit(_B(_U2, _I, _U3, _I, _I, _I), cache=True)
+@njit(cache=True)
 def _on_path(PATH, depth, CH, d, j, words):
     for p in range(depth + 1):
         same = True
@@ -201,8 +237,7 @@ def _on_path(PATH, depth, CH, d, j, words):
     return False
 
 
-@njit(types.void(_EXPAND_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, types.Array(types.uint64, 3, "C"), _I2, _I2, _I1, _I1,
-                 _I1, _I1, _I, _W), cache=True)
+@njit(cache=True)
 def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W):
     """Begin an iteration at the current bound: the root alone on the path, the table emptied."""
     D0, g0, D1, g1, BM, ab = W
@@ -221,8 +256,8 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
     meta[12] += 1
 
 
-@njit(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2, _I1,
-                 _I1, _U2, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _W), cache=True)
+@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2,
+                     _I1, _I1, _U2, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _W))
 def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TA, TT,
               INC, meta, use_h, admissible, use_dead, max_cost, max_states, table_cap, chunk, W):
     """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same

@@ -74,6 +74,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     if algorithm in ("idastar", "iddfs"):
         return _deepening(system, algorithm, budget)
     use_h = NATIVE[algorithm]
+    loops.best_first.load(system.notice)  # (before the clock: a first run compiles it)
     mod = system.mod
     dead = _deadlock_test(system)
     words = system.inst.layout.words
@@ -179,6 +180,7 @@ class _Table:
 
 def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     use_h = NATIVE[algorithm]
+    loops.deepening.load(system.notice)  # (before the clock: a first run compiles it)
     mod = system.mod
     dead = _deadlock_test(system)
     words = system.inst.layout.words

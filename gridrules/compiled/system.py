@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cache_dir
+from . import cache_dir, numba_index
 from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
@@ -35,32 +35,16 @@ def _module_name(source: str) -> str:
 
 
 def needs_compiling(source: str) -> bool:
-    """Whether importing this generated module (or the shared search loops) will compile native code: numba
-    keeps an index file per compiled function in its cache."""
+    """Whether importing this generated module will compile native code: numba keeps an index file per
+    compiled function in its cache. (The search loops say so for themselves: loops._Native.)"""
     name = _module_name(source)
     if name in sys.modules:
         return False
-    from . import loops
-
     lines = source.splitlines()
     first = next(k for k, line in enumerate(lines) if line.startswith("def expand(")) + 1
     while first > 1 and lines[first - 2].startswith("@"):  # (a decorated function starts at its decorator)
         first -= 1
-    deepening = loops.deepening.py_func.__code__.co_firstlineno
-    return not (_numba_index(cache_dir() / "modules" / f"{name}.py", "expand", first).exists()
-                and _numba_index(Path(loops.__file__), "deepening", deepening).exists())
-
-
-def _numba_index(py_file: Path, function: str, first_line: int) -> Path:
-    """The index file numba's cache keeps for a function once it has compiled it: numba names the folder after
-    the source's folder and the file after the module, function and first line. (Looked up by name: listing the
-    folder, which holds every generated module's files, took ~0.1 s in a cache grown large.)"""
-    from numba.core import config
-    from numba.core.caching import _CacheLocator
-
-    folder = Path(config.CACHE_DIR or cache_dir() / "numba") / _CacheLocator.get_suitable_cache_subpath(str(py_file))
-    version = f"{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
-    return folder / f"{py_file.stem}.{function}-{first_line}.py{version}.nbi"
+    return not numba_index(cache_dir() / "modules" / f"{name}.py", "expand", first).exists()
 
 
 def load_module(source: str):
@@ -99,6 +83,7 @@ class CompiledSystem:
                              "use --backend reference") from None
         self.source = source
         self.faults = low.errors
+        self.notice = notice
         if notice is not None and needs_compiling(source):
             notice(f"compiling native code for `{inst.game.name}` (once: later runs load it from {cache_dir()})")
         self.mod = load_module(source)
