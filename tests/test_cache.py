@@ -156,7 +156,8 @@ def test_a_search_loop_says_when_it_compiles_and_loads_quietly_later(tmp_path, m
 
     from gridrules.compiled.loops import _Native
 
-    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))  # (numba's cache, empty)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # (numba's cache, empty; numba may read it again)
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
     heard = []
     first = _Native(types.int64(types.int64), twice)
     assert not first.cached()

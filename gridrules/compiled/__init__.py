@@ -23,11 +23,27 @@ if "numba" in sys.modules:
         _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
 
 
-def _load_numba_arrays() -> None:
-    """Load numba's NumPy support now, without its BLAS probe: at first use numba imports scipy.linalg (when
-    scipy is installed) only to learn whether BLAS exists for np.dot and friends, about 0.35 s of every run's
-    start-up. The generated code never uses BLAS, so unless scipy is loaded already the probe is told "no"
-    at once; np.dot still imports scipy itself later, if ever typed."""
+def _import_numba() -> None:
+    """import numba without the import of scipy it makes only to check scipy's version (when scipy is installed
+    and not loaded yet): part of every start-up that gridrules never uses."""
+    if "numba" in sys.modules or "scipy" in sys.modules:
+        return
+    sys.modules["scipy"] = None  # (an import of scipy now fails at once: numba then skips the check)
+    try:
+        import numba  # noqa: F401
+    finally:
+        del sys.modules["scipy"]
+
+
+_import_numba()
+
+
+def prepare_to_compile() -> None:
+    """Load numba's NumPy support before numba compiles anything, without its BLAS probe: at its first compile
+    numba imports scipy.linalg (when scipy is installed) only to learn whether BLAS exists for np.dot and
+    friends, about 0.35 s. The generated code never uses BLAS, so unless scipy is loaded already the probe is
+    told "no" at once; np.dot still imports scipy itself later, if ever typed. (A run that only loads cached
+    code needs none of this: see _load_cached_code_first.)"""
     if "scipy" in sys.modules or "numba.np.arraymath" in sys.modules:
         return
     sys.modules["scipy"] = None  # (an import of scipy now fails at once)
@@ -35,9 +51,6 @@ def _load_numba_arrays() -> None:
         import numba.np.arraymath  # noqa: F401  (its BLAS probe runs here)
     finally:
         del sys.modules["scipy"]
-
-
-_load_numba_arrays()
 
 
 def _load_cached_code_first() -> None:

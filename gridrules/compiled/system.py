@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cache_dir, numba_index
+from . import cache_dir, numba_index, prepare_to_compile
 from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
@@ -84,8 +84,10 @@ class CompiledSystem:
         self.source = source
         self.faults = low.errors
         self.notice = notice
-        if notice is not None and needs_compiling(source):
-            notice(f"compiling native code for `{inst.game.name}` (once: later runs load it from {cache_dir()})")
+        if needs_compiling(source):
+            prepare_to_compile()
+            if notice is not None:
+                notice(f"compiling native code for `{inst.game.name}` (once: later runs load it from {cache_dir()})")
         self.mod = load_module(source)
         self.moves = [text for text, _, _ in moves]
         # MARG row m: column 0 the group of moves written like move m (-1 when its text is unique: two legal
