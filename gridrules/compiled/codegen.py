@@ -1254,7 +1254,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         "import numpy as np",
         "from numba import njit",
         "from gridrules.compiled import runtime as rt",
-        "from gridrules.compiled.loops import EXPAND, GOAL, HEURISTIC",
+        "from gridrules.compiled.loops import EXPAND, GOAL, HEURISTIC, PACKED",
         "",
         f"NONE = {NONE}",
         "DR = np.array([0, 0, -1, 1], np.int64)",
@@ -1695,8 +1695,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     expand = ("@njit(EXPAND, cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, BM, ab):\n"
               + "\n".join(_board_names(o.lines) + o.lines) + "\n")
     # expand as Python calls it: its arrays are views of one arena (system._arena), one array to unbox, not 14
+    # (a signature of its own: compiled with the module, never inside a search's clock)
     views = ", ".join(f"rt.arena_{kind}(U, {k})" for k, kind in enumerate(ARENA))
-    expand += f"\n\n@njit(cache=True)\ndef expand_packed(U):\n    return expand({views})\n"
+    expand += f"\n\n@njit(PACKED, cache=True)\ndef expand_packed(U):\n    return expand({views})\n"
     hs = [i for i, h in enumerate(game.heuristics)
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
     h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",

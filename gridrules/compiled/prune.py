@@ -16,7 +16,8 @@ from pathlib import Path
 from ..cache import cache_dir, store
 
 ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
-FIXED = frozenset({"expand", "heuristic", "goal", "deadlock", "score"})  # entry points: signatures fixed by loops.py
+# entry points: their signatures are fixed by loops.py
+FIXED = frozenset({"expand", "expand_packed", "heuristic", "goal", "deadlock", "score"})
 
 
 @functools.lru_cache(maxsize=64)

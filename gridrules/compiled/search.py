@@ -74,7 +74,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     if algorithm in ("idastar", "iddfs"):
         return _deepening(system, algorithm, budget)
     use_h = NATIVE[algorithm]
-    loops.best_first.load(system.notice)  # (before the clock: a first run compiles it)
+    for loop in (loops.best_first, loops.rehash):  # (before the clock: a first run compiles them)
+        loop.load(system.notice)
     mod = system.mod
     dead = _deadlock_test(system)
     words = system.inst.layout.words
@@ -180,7 +181,8 @@ class _Table:
 
 def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     use_h = NATIVE[algorithm]
-    loops.deepening.load(system.notice)  # (before the clock: a first run compiles it)
+    for loop in (loops.deepening, loops.rehash):  # (before the clock: a first run compiles them)
+        loop.load(system.notice)
     mod = system.mod
     dead = _deadlock_test(system)
     words = system.inst.layout.words
