@@ -27,9 +27,6 @@ NONE = -(1 << 40)
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
 QUEUE = 7
-# The kinds of expand's arrays in order (u/i: uint64/int64, 1/2 dimensions): s, SL, SG, MA, MARG, OUT, MOVE,
-# COST, D0, g0, D, g, BM, ab, as loops.EXPAND types them.
-ARENA = ("u1", "i2", "i1", "i1", "i2", "u2", "i1", "i1", "i2", "i1", "i2", "i1", "u2", "i1")
 SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
@@ -1254,7 +1251,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         "import numpy as np",
         "from numba import njit",
         "from gridrules.compiled import runtime as rt",
-        "from gridrules.compiled.loops import EXPAND, GOAL, HEURISTIC, PACKED",
+        "from gridrules.compiled.loops import EXPAND, GOAL, HEURISTIC",
         "",
         f"NONE = {NONE}",
         "DR = np.array([0, 0, -1, 1], np.int64)",
@@ -1694,10 +1691,6 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("return n")
     expand = ("@njit(EXPAND, cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, BM, ab):\n"
               + "\n".join(_board_names(o.lines) + o.lines) + "\n")
-    # expand as Python calls it: its arrays are views of one arena (system._arena), one array to unbox, not 14
-    # (a signature of its own: compiled with the module, never inside a search's clock)
-    views = ", ".join(f"rt.arena_{kind}(U, {k})" for k, kind in enumerate(ARENA))
-    expand += f"\n\n@njit(PACKED, cache=True)\ndef expand_packed(U):\n    return expand({views})\n"
     hs = [i for i, h in enumerate(game.heuristics)
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
     h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, BM, ab):", "    _decode(s, D, g, SG)",

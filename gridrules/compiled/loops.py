@@ -28,7 +28,6 @@ WORK = (_I2, _I1, _I2, _I1, _U2, _I1)  # D0, g0, D, g, BM, ab
 EXPAND = _I(_U1, _I2, _I1, _I1, _I2, _U2, _I1, _I1, *WORK)  # s, SL, SG, MA, MARG, OUT, MOVE, COST, work
 HEURISTIC = _I(_U1, _I2, _I1, *WORK[2:])  # s, SL, SG, D, g, BM, ab
 GOAL = _B(_U1, _I2, _I1, *WORK[2:])
-PACKED = _I(_U1)  # expand_packed(arena): expand with its arrays in one arena, as Python calls it (system._arena)
 _EXPAND_T, _HEURISTIC_T, _GOAL_T = (types.FunctionType(sig) for sig in (EXPAND, HEURISTIC, GOAL))
 _W = types.Tuple(WORK)
 

@@ -17,7 +17,7 @@ from ..cache import cache_dir, store
 
 ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
 # entry points: their signatures are fixed by loops.py
-FIXED = frozenset({"expand", "expand_packed", "heuristic", "goal", "deadlock", "score"})
+FIXED = frozenset({"expand", "heuristic", "goal", "deadlock", "score"})
 
 
 @functools.lru_cache(maxsize=64)

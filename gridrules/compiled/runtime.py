@@ -35,31 +35,6 @@ def popcount(x):
     return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
 
 
-# One arena for the arrays of a call from Python (system._arena): row k of its head is array k's offset, number
-# of dimensions and shape; numba unboxes one array instead of 14 (~0.7 us a call).
-@njit(cache=True, inline="always")
-def arena_u1(U, k):
-    o, a = np.int64(U[4 * k]), np.int64(U[4 * k + 2])
-    return U[o:o + a]
-
-
-@njit(cache=True, inline="always")
-def arena_u2(U, k):
-    o, a, b = np.int64(U[4 * k]), np.int64(U[4 * k + 2]), np.int64(U[4 * k + 3])
-    return U[o:o + a * b].reshape((a, b))
-
-
-@njit(cache=True, inline="always")
-def arena_i1(U, k):
-    return arena_u1(U, k).view(np.int64)
-
-
-@njit(cache=True, inline="always")
-def arena_i2(U, k):
-    o, a, b = np.int64(U[4 * k]), np.int64(U[4 * k + 2]), np.int64(U[4 * k + 3])
-    return U[o:o + a * b].view(np.int64).reshape((a, b))
-
-
 # Whole-array copies are written as loops: a slice assignment (`D[:, :] = D0`) makes numba compile its
 # broadcasting and error-message machinery into every caller, seconds of compile time per rule file.
 @njit(cache=True)

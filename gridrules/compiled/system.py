@@ -62,22 +62,6 @@ def load_module(source: str):
     return module
 
 
-def _arena(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """One uint64 array holding all of `arrays` (int64 or uint64, 1 or 2 dimensions), and each as a view of it:
-    a head of 4 words per array (offset, dimensions, shape), then their data (codegen.ARENA, runtime.arena_*)."""
-    head = 4 * len(arrays)
-    arena = np.zeros(head + sum(a.size for a in arrays), np.uint64)
-    views, at = [], head
-    for k, a in enumerate(arrays):
-        shape = a.shape + (0,) * (2 - a.ndim)
-        arena[4 * k: 4 * k + 4] = (at, a.ndim, *shape)
-        view = arena[at: at + a.size].view(a.dtype).reshape(a.shape)
-        view[...] = a
-        views.append(view)
-        at += a.size
-    return arena, views
-
-
 class CompiledSystem:
     """successors / is_goal / heuristic through native code; states are the same tuples of words as the
     reference backend's, so the two can be compared state by state."""
@@ -136,9 +120,6 @@ class CompiledSystem:
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
         self.COST = np.zeros(max(1, len(moves)), np.int64)
-        self.arena, (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *work) = _arena(
-            [self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work])
-        self.work = tuple(work)
         self._views = (memoryview(self.MOVE), memoryview(self.OUT), memoryview(self.COST))  # cheaper slices
         self._one_word = memoryview(self.S) if words == 1 else None  # (one word: filled ~7x faster than by S[:])
         self._expand_args = (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work)
@@ -180,7 +161,7 @@ class CompiledSystem:
             fn = getattr(self.mod, name)
             if len(fn.signatures) == 1:  # none until the first call compiles it or loads it from the cache
                 fn = self._entry[name] = fn.overloads[fn.signatures[0]].entry_point
-                if name == "expand_packed":
+                if name == "expand":
                     self._expand = fn
         return fn
 
@@ -210,18 +191,17 @@ class CompiledSystem:
     def successors(self, state, every=False):
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
-        # (the hot path of the Python searches: no helper calls, ~1 us less than through _run; expand's arrays
-        # handed over as one arena, ~0.7 us less than 14 arrays)
+        # (the hot path of the Python searches: no helper calls, ~1 us less than through _run)
         if self._one_word is not None:
             self._one_word[0] = state[0]
         else:
             self.S[:] = state
-        expand = self._expand or self._entry_point("expand_packed")
+        expand = self._expand or self._entry_point("expand")
         if every:
             ab = self.work[5]
             ab[3] = 0
         try:
-            n = expand(self.arena)
+            n = expand(*self._expand_args)
         except ValueError as err:
             raise self._rule_error(err) from None
         finally:
@@ -238,7 +218,7 @@ class CompiledSystem:
         ab = self.work[5]
         ab[6] = after
         try:
-            n = self._run(self._expand or self._entry_point("expand_packed"), self.arena)
+            n = self._run(self._expand or self._entry_point("expand"), *self._expand_args)
         finally:
             ab[6] = -2
         texts, (move, out, cost) = self.moves, self._views
