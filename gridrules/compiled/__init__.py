@@ -53,6 +53,13 @@ def prepare_to_compile() -> None:
         del sys.modules["scipy"]
 
 
+def about_to_compile(notice, text: str) -> None:
+    """numba is about to compile: load what a compile needs (prepare_to_compile), and tell notice(text) if given."""
+    prepare_to_compile()
+    if notice is not None:
+        notice(text)
+
+
 def _load_cached_code_first() -> None:
     """Let numba load gridrules' cached machine code without first registering everything it can compile.
     Before every cache load numba refreshes its target context, which imports and registers all its typing and

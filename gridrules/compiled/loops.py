@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, types
 
-from . import cache_dir, numba_index, prepare_to_compile
+from . import about_to_compile, cache_dir, numba_index
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
@@ -46,9 +46,8 @@ class _Native:
         """Compile it now, or load it from numba's cache; notice(text) hears first when it must compile."""
         if self._compiled is None:
             if not self.cached():
-                prepare_to_compile()
-                if notice is not None:
-                    notice(f"compiling the native search loops (once: later runs load them from {cache_dir()})")
+                about_to_compile(notice, f"compiling the native search loops (once: later runs load them from "
+                                         f"{cache_dir()})")
             self._compiled = njit(self.signature, cache=True)(self.py_func)
         return self._compiled
 
