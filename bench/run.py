@@ -353,7 +353,9 @@ class Harness:
         table(f"successors: successors() per state through the TransitionSystem interface "
               f"(first {sample} states in BFS order)",
               ["ruleset", "level", "states", "backend", "per call", "vs reference", "agrees / result"], rows,
-              notes + ["every backend expands the same states (the reference backend's BFS order); "
+              notes + ["per call: the fastest of at least 3 passes over the sample (the machine's pauses slow some "
+                       "passes, never speed one up); the JSON also holds the mean",
+                       "every backend expands the same states (the reference backend's BFS order); "
                        "`agrees` compares each successor list (moves, states, costs) with the reference's"])
         return out
 
