@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, types
 
 from . import about_to_compile, cache_dir, numba_index
+from .runtime import borrow
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
@@ -144,11 +145,14 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     (row 0 holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call
     again), 5 a new state would pass max_states (when >= 0). With use_dead, a state that `dead` says is a
     deadlock is not expanded (meta[7] counts them)."""
+    SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
+                                                  borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
+    HF, HG, HI, meta = borrow(HF), borrow(HG), borrow(HI), borrow(meta)
     words = K.shape[1]
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
-    D0, g0, D1, g1, BM, ab = W  # (the scratch rows; g is the path cost below)
+    D0, g0, D1, g1, BM, ab = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
     if meta[6] == -1:
         meta[6] = 0
         T[_find(K, T, 0, words)] = 0
@@ -271,6 +275,11 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
     (meta[13] counts them)."""
+    SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(PATH),
+                                                    borrow(PG), borrow(PM), borrow(CH), borrow(CHM), borrow(CHC))
+    CHN, CHI, TK, TG, TA, TT, INC, meta = (borrow(CHN), borrow(CHI), borrow(TK), borrow(TG), borrow(TA), borrow(TT),
+                                           borrow(INC), borrow(meta))
+    W = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
     words = PATH.shape[1]
     D0, g0, D1, g1, BM, ab = W
     ordered = ab[6] > -2

@@ -10,7 +10,9 @@ write into a set still being built, and `distinct_count`, which may sort its scr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit, types, uint64
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 ONE = uint64(1)
 
@@ -33,6 +35,23 @@ def popcount(x):
     x = (x & uint64(0x3333333333333333)) + ((x >> uint64(2)) & uint64(0x3333333333333333))
     x = (x + (x >> uint64(4))) & uint64(0x0F0F0F0F0F0F0F0F)
     return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
+
+
+@intrinsic
+def borrow(typingctx, a):
+    """A view of array `a` that owns no reference to its memory (no NRT meminfo). Every call that passes an
+    owned array atomically increments and decrements its count; generated code passes the same few arrays to
+    many small functions, so the entry points borrow them once (their caller keeps them alive)."""
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        view = context.make_array(a)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return a(a), codegen
 
 
 # Whole-array copies are written as loops: a slice assignment (`D[:, :] = D0`) makes numba compile its
