@@ -33,12 +33,6 @@ BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # 
                "FULL": "BM[0]", "NOT_LEFT": "BM[1]", "NOT_RIGHT": "BM[2]"}  # (all cells; masks for shifts)
 
 
-# The entry points borrow their arrays (runtime.borrow): the many calls below them then count no references.
-_BORROW_EXPAND = "    " + "; ".join(f"{a} = rt.borrow({a})" for a in
-                                    "s SL SG MA MARG OUT MOVE COST D0 g0 D g BM ab".split())
-_BORROW_STATE = "    " + "; ".join(f"{a} = rt.borrow({a})" for a in "s SL SG D g BM ab".split())
-
-
 def _board_names(lines: list[str]) -> list[str]:
     """Bind the board's dimensions and masks that these lines of code read."""
     used = set(re.findall(r"\b(?:" + "|".join(BOARD_NAMES) + r")\b", "\n".join(lines)))
@@ -1695,21 +1689,36 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o.dedent()
     o.dedent()
     o("return n")
-    expand = ("@njit(EXPAND, cache=True)\ndef expand(s, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, BM, ab):\n"
-              + "\n".join([_BORROW_EXPAND] + _board_names(o.lines) + o.lines) + "\n")
+    expand = _entry("expand", "EXPAND", _EXPAND_ARGS, _board_names(o.lines) + o.lines)
     hs = [i for i, h in enumerate(game.heuristics)
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
-    h_lines = ["@njit(HEURISTIC, cache=True)", "def heuristic(s, SL, SG, D, g, BM, ab):", _BORROW_STATE, "    _decode(s, D, g, SG)",
-               "    best = 0"]
+    h_lines = ["    _decode(s, D, g, SG)", "    best = 0"]
     for k, i in enumerate(hs):  # the largest value, as the reference takes it (0 only without any)
         h_lines += [f"    v = h_{i}(D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
                                                               ["    if v > best:", "        best = v"])
     h_lines.append("    return best")
-    goal = ["@njit(GOAL, cache=True)", "def goal(s, SL, SG, D, g, BM, ab):", _BORROW_STATE, "    _decode(s, D, g, SG)",
-            "    return _goal(D, g, SL, SG, BM, ab)"]
-    dead = ["@njit(GOAL, cache=True)", "def deadlock(s, SL, SG, D, g, BM, ab):", _BORROW_STATE, "    _decode(s, D, g, SG)",
-            "    return _deadlock(D, g, SL, SG, BM, ab)"]
-    score = ["@njit(HEURISTIC, cache=True)", "def score(s, SL, SG, D, g, BM, ab):", _BORROW_STATE, "    _decode(s, D, g, SG)",
-             "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]
-    entries = [h_lines, goal] + ([dead] if game.deadlocks else []) + [score]  # (no deadlock: nothing to compile)
-    return expand + "\n\n" + "\n\n\n".join("\n".join(lines) for lines in entries) + "\n"
+    entries = [expand, _entry("heuristic", "HEURISTIC", _STATE_ARGS, h_lines),
+               _entry("goal", "GOAL", _STATE_ARGS, ["    _decode(s, D, g, SG)", "    return _goal(D, g, SL, SG, BM, ab)"])]
+    if game.deadlocks:  # (without: nothing to compile)
+        entries.append(_entry("deadlock", "GOAL", _STATE_ARGS,
+                              ["    _decode(s, D, g, SG)", "    return _deadlock(D, g, SL, SG, BM, ab)"]))
+    entries.append(_entry("score", "HEURISTIC", _STATE_ARGS, [
+        "    _decode(s, D, g, SG)",
+        "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]))
+    return "\n\n\n".join(entries) + "\n"
+
+
+_EXPAND_ARGS = "s SL SG MA MARG OUT MOVE COST D0 g0 D g BM ab".split()  # (loops.EXPAND's order)
+_STATE_ARGS = "s SL SG D g BM ab".split()  # (loops.HEURISTIC's and GOAL's)
+_VIEWS = {"s": "u1", "OUT": "u2", "BM": "u2", "SL": "i2", "MARG": "i2", "D0": "i2", "D": "i2"}  # (the rest: i1)
+
+
+def _entry(name: str, signature: str, args: list[str], body: list[str]) -> str:
+    """An entry point, which borrows its arrays (runtime.borrow: the many calls below it then count no
+    references), and `{name}_at`, the same called from Python with the arrays in one descriptor (runtime.u1 and
+    its kin read it; system._descriptor makes it with a row of three slots per array of _EXPAND_ARGS), compiled
+    at its first use (system.CompiledSystem._entry_point)."""
+    borrow = "    " + "; ".join(f"{a} = rt.borrow({a})" for a in args)
+    views = ", ".join(f"rt.{_VIEWS.get(a, 'i1')}(d, {3 * _EXPAND_ARGS.index(a)})" for a in args)
+    return "\n".join([f"@njit({signature}, cache=True)", f"def {name}({', '.join(args)}):", borrow, *body, "",
+                      "@njit(cache=True)", f"def {name}_at(d):", f"    return {name}({views})"])

@@ -29,6 +29,8 @@ WORK = (_I2, _I1, _I2, _I1, _U2, _I1)  # D0, g0, D, g, BM, ab
 EXPAND = _I(_U1, _I2, _I1, _I1, _I2, _U2, _I1, _I1, *WORK)  # s, SL, SG, MA, MARG, OUT, MOVE, COST, work
 HEURISTIC = _I(_U1, _I2, _I1, *WORK[2:])  # s, SL, SG, D, g, BM, ab
 GOAL = _B(_U1, _I2, _I1, *WORK[2:])
+# The same entry points called from Python, their arrays in one descriptor (runtime.u1 and its kin):
+EXPAND_AT, HEURISTIC_AT, GOAL_AT = _I(_I1), _I(_I1), _B(_I1)
 _EXPAND_T, _HEURISTIC_T, _GOAL_T = (types.FunctionType(sig) for sig in (EXPAND, HEURISTIC, GOAL))
 _W = types.Tuple(WORK)
 

@@ -10,7 +10,7 @@ write into a set still being built, and `distinct_count`, which may sort its scr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types, uint64
+from numba import carray, njit, types, uint64
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -52,6 +52,44 @@ def borrow(typingctx, a):
         return view._getvalue()
 
     return a(a), codegen
+
+
+
+def _pointer_to(dtype):
+    @intrinsic
+    def pointer(typingctx, address):
+        def codegen(context, builder, sig, args):
+            return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+
+        return types.CPointer(dtype)(types.int64), codegen
+
+    return pointer
+
+
+_u64_at, _i64_at = _pointer_to(types.uint64), _pointer_to(types.int64)
+
+
+# The arrays of a descriptor (an int64 array of rows [address, shape...], three slots each; system._descriptor
+# makes one): Python then passes one array to an entry point, not fourteen, each of which numba would check and
+# unbox on every call. The views own nothing, like borrow's: the descriptor's maker keeps the arrays alive.
+@njit(cache=True, inline="always")
+def u1(d, k):
+    return carray(_u64_at(d[k]), (d[k + 1],))
+
+
+@njit(cache=True, inline="always")
+def u2(d, k):
+    return carray(_u64_at(d[k]), (d[k + 1], d[k + 2]))
+
+
+@njit(cache=True, inline="always")
+def i1(d, k):
+    return carray(_i64_at(d[k]), (d[k + 1],))
+
+
+@njit(cache=True, inline="always")
+def i2(d, k):
+    return carray(_i64_at(d[k]), (d[k + 1], d[k + 2]))
 
 
 # Whole-array copies are written as loops: a slice assignment (`D[:, :] = D0`) makes numba compile its

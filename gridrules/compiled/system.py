@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import struct
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from . import about_to_compile, cache_dir, numba_index
 from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
+from .loops import EXPAND_AT, GOAL_AT, HEURISTIC_AT
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
@@ -35,16 +37,20 @@ def _module_name(source: str) -> str:
 
 
 def needs_compiling(source: str) -> bool:
-    """Whether importing this generated module will compile native code: numba keeps an index file per
-    compiled function in its cache. (The search loops say so for themselves: loops._Native.)"""
-    name = _module_name(source)
-    if name in sys.modules:
-        return False
+    """Whether importing this generated module will compile native code. (The search loops say so for
+    themselves: loops._Native; the entry points called from Python, compiled at their first use, in
+    CompiledSystem._entry_point.)"""
+    return _module_name(source) not in sys.modules and not _cached(source, "expand")
+
+
+def _cached(source: str, function: str) -> bool:
+    """Whether numba's cache holds this generated module's `function`: numba keeps an index file per compiled
+    function."""
     lines = source.splitlines()
-    first = next(k for k, line in enumerate(lines) if line.startswith("def expand(")) + 1
+    first = next(k for k, line in enumerate(lines) if line.startswith(f"def {function}(")) + 1
     while first > 1 and lines[first - 2].startswith("@"):  # (a decorated function starts at its decorator)
         first -= 1
-    return not numba_index(cache_dir() / "modules" / f"{name}.py", "expand", first).exists()
+    return numba_index(cache_dir() / "modules" / f"{_module_name(source)}.py", function, first).exists()
 
 
 def load_module(source: str):
@@ -119,10 +125,13 @@ class CompiledSystem:
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
         self.COST = np.zeros(max(1, len(moves)), np.int64)
-        self._views = (memoryview(self.MOVE), memoryview(self.OUT), memoryview(self.COST))  # cheaper slices
+        # (memoryviews slice faster than arrays; OUT's is flat: _states cuts it into rows)
+        self._views = (memoryview(self.MOVE), memoryview(self.OUT.reshape(-1)), memoryview(self.COST))
+        self._words = words
         self._one_word = memoryview(self.S) if words == 1 else None  # (see _put)
+        self._pack = functools.partial(struct.Struct(f"={words}Q").pack_into, memoryview(self.S).cast("B"), 0)
         self._expand_args = (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work)
-        self._state_args = (self.S, self.SL, self.SG, *self.work[2:])  # (goal, heuristic, deadlock, score)
+        self._desc = _descriptor(self._expand_args)  # (what the entry points called from Python read)
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
@@ -152,17 +161,27 @@ class CompiledSystem:
         return sl, sg
 
     def _entry_point(self, name):
-        """The generated module's function `name`, once compiled called straight rather than through numba's
-        dispatcher: the dispatcher types every argument again on each call (~70 ns an array; expand takes 14),
-        and these are always the same arrays, of the one compiled type."""
+        """The generated module's function `name`_at (the entry point `name` taking the descriptor of its
+        arrays), called straight rather than through numba's dispatcher, which would type its argument again on
+        each call. Compiled, or loaded from numba's cache, at its first use: the native searches never need it,
+        and loading each costs every start a few milliseconds."""
         fn = self._entry.get(name)
         if fn is None:
-            fn = getattr(self.mod, name)
-            if len(fn.signatures) == 1:  # none until the first call compiles it or loads it from the cache
-                fn = self._entry[name] = fn.overloads[fn.signatures[0]].entry_point
-                if name == "expand":
-                    self._expand = fn
+            fn = getattr(self.mod, name + "_at")
+            if not fn.signatures:
+                if not _cached(self.source, name + "_at"):
+                    about_to_compile(self.notice, f"compiling native code for `{self.inst.game.name}` (once: "
+                                                  f"later runs load it from {cache_dir()})")
+                fn.compile(_AT_SIGNATURES[name])
+            fn = self._entry[name] = fn.overloads[fn.signatures[0]].entry_point
+            if name == "expand":
+                self._expand = fn
         return fn
+
+    def load(self) -> None:
+        """Load (or compile) now the entry points that the Python searches call, before their clocks start."""
+        for name in ("expand", "goal", "heuristic") + (("deadlock",) if self.deadlocks else ()):
+            self._entry_point(name)
 
     def _run(self, fn, *args):
         try:
@@ -184,11 +203,12 @@ class CompiledSystem:
         return RuleRuntimeError(message, span, hint)
 
     def _put(self, state) -> None:
-        """The state into S, where the entry points read it (one word through a memoryview: ~7x faster)."""
+        """The state into S, where the entry points read it (one word through a memoryview: ~7x faster than
+        numpy's assignment; more through struct: ~1.3x)."""
         if self._one_word is not None:
             self._one_word[0] = state[0]
         else:
-            self.S[:] = state
+            self._pack(*state)
 
     # ---- TransitionSystem
     def initial(self):
@@ -198,20 +218,32 @@ class CompiledSystem:
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
         # (the hot path of the Python searches: no helper calls, ~1 us less than through _run)
-        self._put(state)
+        if self._one_word is not None:  # (as _put does)
+            self._one_word[0] = state[0]
+        else:
+            self._pack(*state)
         expand = self._expand or self._entry_point("expand")
         if every:
             ab = self.work[5]
             ab[3] = 0
         try:
-            n = expand(*self._expand_args)
+            n = expand(self._desc)
         except ValueError as err:
             raise self._rule_error(err) from None
         finally:
             if every:
                 ab[3] = 1
-        texts, (move, out, cost) = self.moves, self._views
-        return [(texts[m], tuple(row), k) for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
+        move, out, cost = self._views
+        texts, m, k = self.moves, move[:n].tolist(), cost[:n].tolist()
+        if self._one_word is not None:
+            s = out[:n].tolist()
+            return [(texts[m[i]], (s[i],), k[i]) for i in range(n)]
+        return list(zip(map(texts.__getitem__, m), self._states(out, n), k))
+
+    def _states(self, out, n):
+        """The first n rows of OUT (`out`: its flat view) as tuples of words, cut without a loop in Python."""
+        words = self._words
+        return zip(*[iter(out[:n * words].tolist())] * words)  # (each tuple takes the next `words` words)
 
     def path_successors(self, state, after: int):
         """successors() for a path search after the commuting move numbered `after` (-1: none), with each move's
@@ -221,12 +253,12 @@ class CompiledSystem:
         ab = self.work[5]
         ab[6] = after
         try:
-            n = self._run(self._expand or self._entry_point("expand"), *self._expand_args)
+            n = self._run(self._expand or self._entry_point("expand"), self._desc)
         finally:
             ab[6] = -2
         texts, (move, out, cost) = self.moves, self._views
-        return [(texts[m], tuple(row), k, -1) if m >= 0 else (texts[-1 - m], tuple(row), k, -1 - m)
-                for m, row, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
+        return [(texts[m], row, k, -1) if m >= 0 else (texts[-1 - m], row, k, -1 - m)
+                for m, row, k in zip(move[:n].tolist(), self._states(out, n), cost[:n].tolist())]
 
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
@@ -237,29 +269,30 @@ class CompiledSystem:
 
     def is_goal(self, state) -> bool:
         self._put(state)
-        return bool(self._run(self._entry_point("goal"), *self._state_args))
+        return bool(self._run(self._entry_point("goal"), self._desc))
 
     def is_dead(self, state) -> bool:
         """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
         if not self.deadlocks:
             return False
         self._put(state)
-        return bool(self._run(self._entry_point("deadlock"), *self._state_args))
+        return bool(self._run(self._entry_point("deadlock"), self._desc))
 
     def heuristic(self, state) -> int:
         self._put(state)
-        return int(self._run(self._entry_point("heuristic"), *self._state_args))
+        return int(self._run(self._entry_point("heuristic"), self._desc))
 
     def score(self, state) -> int:
         """What a solution ending in `state` is worth under the rules' `score` (higher is better); 0 without."""
         self._put(state)
-        return int(self._run(self._entry_point("score"), *self._state_args))
+        return int(self._run(self._entry_point("score"), self._desc))
 
     def search(self, algorithm: str, budget=None):
         """Run `algorithm` entirely in native code when there is a native version (else None)."""
         from .search import NATIVE, native_search
 
         if algorithm not in NATIVE:
+            self.load()  # (the Python search that runs instead calls them)
             return None
         return native_search(self, algorithm, budget)
 
@@ -268,6 +301,9 @@ class CompiledSystem:
         step = self.step(state, move)
         return None if step is None else step[0]
 
+
+_AT_SIGNATURES = {"expand": EXPAND_AT, "heuristic": HEURISTIC_AT, "score": HEURISTIC_AT, "goal": GOAL_AT,
+                  "deadlock": GOAL_AT}
 
 PAIR_TABLE_LIMIT = 1 << 22  # entries (8 bytes each): room for every level within reference.MAX_MOVES
 
@@ -295,6 +331,17 @@ def pair_tables(inst: Instance, actions, moves) -> np.ndarray:
             return np.zeros(0, np.int64)
         tables[which[ai], at] = m
     return np.concatenate([np.array([len(other)] + other, np.int64), tables.ravel()])
+
+
+def _descriptor(arrays) -> np.ndarray:
+    """Where the arrays lie, for the generated `_at` entry points (codegen._entry): per array its address and
+    shape in three slots. They must stay alive, unmoved and C-contiguous while it is used: the system holds them."""
+    d = np.zeros(3 * len(arrays), np.int64)
+    for k, a in enumerate(arrays):
+        assert a.flags.c_contiguous and a.ndim <= 2 and a.dtype in (np.int64, np.uint64), (k, a.dtype, a.shape)
+        d[3 * k] = a.ctypes.data
+        d[3 * k + 1: 3 * k + 1 + a.ndim] = a.shape
+    return d
 
 
 def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0):
