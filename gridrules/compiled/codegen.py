@@ -1697,8 +1697,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         h_lines += [f"    v = h_{i}(D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
                                                               ["    if v > best:", "        best = v"])
     h_lines.append("    return best")
+    goal = ["    _decode(s, D, g, SG)", "    return _goal(D, g, SL, SG, BM, ab)"]
     entries = [expand, _entry("heuristic", "HEURISTIC", _STATE_ARGS, h_lines),
-               _entry("goal", "GOAL", _STATE_ARGS, ["    _decode(s, D, g, SG)", "    return _goal(D, g, SL, SG, BM, ab)"])]
+               _entry("goal", "GOAL", _STATE_ARGS, goal)]
     if game.deadlocks:  # (without: nothing to compile)
         entries.append(_entry("deadlock", "GOAL", _STATE_ARGS,
                               ["    _decode(s, D, g, SG)", "    return _deadlock(D, g, SL, SG, BM, ab)"]))
