@@ -147,6 +147,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     (row 0 holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call
     again), 5 a new state would pass max_states (when >= 0). With use_dead, a state that `dead` says is a
     deadlock is not expanded (meta[7] counts them)."""
+    # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
     HF, HG, HI, meta = borrow(HF), borrow(HG), borrow(HI), borrow(meta)
@@ -155,6 +156,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
     D0, g0, D1, g1, BM, ab = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
+    # (the scratch rows; g is the path cost below)
     if meta[6] == -1:
         meta[6] = 0
         T[_find(K, T, 0, words)] = 0
@@ -277,6 +279,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
     (meta[13] counts them)."""
+    # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(PATH),
                                                     borrow(PG), borrow(PM), borrow(CH), borrow(CHM), borrow(CHC))
     CHN, CHI, TK, TG, TA, TT, INC, meta = (borrow(CHN), borrow(CHI), borrow(TK), borrow(TG), borrow(TA), borrow(TT),

@@ -180,7 +180,8 @@ class CompiledSystem:
 
     def load(self) -> None:
         """Load (or compile) now the entry points that the Python searches call, before their clocks start."""
-        for name in ("expand", "goal", "heuristic") + (("deadlock",) if self.deadlocks else ()):
+        for name in ("expand", "goal", "heuristic") + (("deadlock",) if self.deadlocks else ()) + (
+                ("score",) if self.scored else ()):
             self._entry_point(name)
 
     def _run(self, fn, *args):
