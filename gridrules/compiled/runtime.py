@@ -54,8 +54,9 @@ def borrow(typingctx, a):
     return a(a), codegen
 
 
-
 def _pointer_to(dtype):
+    """An intrinsic reading an int64 address as a pointer to `dtype` (what numba's carray takes)."""
+
     @intrinsic
     def pointer(typingctx, address):
         def codegen(context, builder, sig, args):
