@@ -169,9 +169,15 @@ def test_a_search_takes_a_safe_move_alone():
         sys_ = api.system(inst, backend)
         assert sys_.legal_moves(inst.initial) == ["1,1-2,1", "1,2-1,3", "1,4-2,4", "2,2-2,3"]
         assert [m for m, _, _ in sys_.successors(inst.initial)] == ["1,1-2,1"]
-    # with gravity no move is safe
+    # with gravity down too: the 1s of the first column slide nowhere when removed, the other two stay joined
     inst = make("1 2 2 1\n1 3 3 1\n", outside=False, gravity="down")
-    assert len(list(api.system(inst, "compiled").successors(inst.initial))) == 4
+    for backend in ("reference", "compiled"):
+        assert [m for m, _, _ in api.system(inst, backend).successors(inst.initial)] == ["1,1-2,1"]
+    # the last pair of 3s is safe without gravity, not with it (the 1s above them would fall)
+    for gravity, expect in (("off", ["2,2-2,3"]), ("down", ["1,2-1,3", "2,2-2,3"])):
+        inst = make("2 1 1 2\n1 3 3 1\n", outside=False, gravity=gravity)
+        for backend in ("reference", "compiled"):
+            assert [m for m, _, _ in api.system(inst, backend).successors(inst.initial)] == expect, gravity
     # four 1s, but neither pairing leaves the other two joined: both moves are searched
     inst = make("1 1 2\n1 2 1\n", outside=False)
     for backend in ("reference", "compiled"):
@@ -204,6 +210,31 @@ def test_solving_agrees_with_search_without_safe_moves(seed, gravity):
         assert sol.status in ("solved", "unsolvable")
         if expect:
             assert len(sol.moves) == 6 and sol.optimal
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["off", "down", "up", "left", "right", "split", "converge"]))
+def test_safe_moves_never_spoil_a_clearing(seed, gravity):
+    """At every state reachable on a small board (some cells empty, so tiles may float until they slide), the
+    moves a search tries (a safe move alone) can clear the board exactly when some legal move can."""
+    rnd = random.Random(seed)
+    cells = [t for t in range(1, 4) for _ in range(rnd.choice((2, 4)))]
+    cells += [0] * (12 - len(cells))
+    rnd.shuffle(cells)
+    inst = make(board_text([cells[r * 4:(r + 1) * 4] for r in range(3)]), gravity=gravity)
+    ref = api.system(inst, "reference")
+    memo = {}
+
+    def clearable(state):
+        if state not in memo:
+            memo[state] = ref.is_goal(state) or any(clearable(ref.step(state, m)[0])
+                                                    for m in ref.legal_moves(state))
+        return memo[state]
+
+    clearable(inst.initial)
+    for state in list(memo):
+        assert any(clearable(after) for _, after, _ in ref.successors(state)) or ref.is_goal(state) \
+            if memo[state] else True, (cells, gravity, inst.values(state)["tile"])
 
 
 @settings(max_examples=15, deadline=None)

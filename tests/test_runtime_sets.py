@@ -114,15 +114,22 @@ def test_bit_index(b):
     assert rt.bit_index(np.uint64(1) << np.uint64(b)) == b
 
 
-@given(st.lists(st.one_of(st.integers(-3, 40), st.integers(-(1 << 62), 1 << 62)), max_size=300))
+@given(st.lists(st.one_of(st.integers(-3, 40), st.integers(-(1 << 62), 1 << 62),
+                          st.sampled_from([-(1 << 63), (1 << 63) - 1])), max_size=300))
 def test_distinct_count(values):
-    """Both ways of counting (a table for a narrow span of values, a heap sort for a wide one)."""
+    """Both ways of counting (a table for a narrow span of values, a heap sort for a wide one, spans past int64
+    included)."""
     assert rt.distinct_count(np.array(values, np.int64)) == len(set(values))
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-2**40, 2**40), max_size=60), st.data())
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.lists(st.integers(-2**40, 2**40), max_size=60),
+                 st.lists(st.integers(-5, 300), max_size=60),
+                 st.lists(st.integers(-5, 300), max_size=60, unique=True),
+                 st.lists(st.sampled_from([-(1 << 63), (1 << 63) - 1, 0, -1]), max_size=8)), st.data())
 def test_sort_and_argsort(values, data):
+    """Every way of sorting: a bit row for distinct values in a narrow span (duplicates fall back), counting for
+    keys in a narrow span, a heap sort otherwise (spans past int64 included)."""
     n = data.draw(st.integers(0, len(values)))
     a = np.array(values + [7], np.int64)  # (an entry past n that must stay where it is)
     rt.sort_ints(a, n)

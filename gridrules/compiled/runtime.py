@@ -255,7 +255,33 @@ def _sift_down(a, root, end):
 # module have one name everywhere.
 @njit(cache=True)
 def sort_ints(a, n):
-    """Sort a[:n] in place (heap sort)."""
+    """Sort a[:n] in place: distinct values within a span of 64 bits a value (a search's move numbers, say) by
+    marking them in a bit row and reading it back in order, others by heap sort."""
+    if n < 2:
+        return
+    lo, hi = a[0], a[0]
+    for i in range(n):
+        lo, hi = min(lo, a[i]), max(hi, a[i])
+    if 0 <= hi - lo < 64 * n:  # (a span past int64 wraps negative)
+        marks = np.zeros(((hi - lo) >> 6) + 1, np.uint64)
+        distinct = True
+        for i in range(n):
+            v = a[i] - lo
+            bit = ONE << np.uint64(v & 63)
+            if marks[v >> 6] & bit:
+                distinct = False
+                break
+            marks[v >> 6] |= bit
+        if distinct:
+            k = 0
+            for w in range(marks.shape[0]):
+                x = marks[w]
+                while x:
+                    low = x & (~x + ONE)
+                    x ^= low
+                    a[k] = lo + w * 64 + bit_index(low)
+                    k += 1
+            return
     for start in range(n // 2 - 1, -1, -1):
         _sift_down(a, start, n)
     for end in range(n - 1, 0, -1):
@@ -281,7 +307,24 @@ def _sift_down_by(keys, order, root, end):
 
 @njit(cache=True)
 def argsort_ints(keys, n, order):
-    """order[:n] = the indices 0..n-1 sorted by keys[index], equal keys by index (heap sort)."""
+    """order[:n] = the indices 0..n-1 sorted by keys[index], equal keys by index: counted when the keys lie within
+    a span of 4096 (a layer's values, say), else heap-sorted."""
+    if n == 0:
+        return
+    lo, hi = keys[0], keys[0]
+    for i in range(n):
+        lo, hi = min(lo, keys[i]), max(hi, keys[i])
+    if 0 <= hi - lo < 4096:
+        start = np.zeros(hi - lo + 2, np.int64)
+        for i in range(n):
+            start[keys[i] - lo + 1] += 1
+        for v in range(1, hi - lo + 2):
+            start[v] += start[v - 1]
+        for i in range(n):
+            v = keys[i] - lo
+            order[start[v]] = i
+            start[v] += 1
+        return
     for i in range(n):
         order[i] = i
     for start in range(n // 2 - 1, -1, -1):
@@ -302,7 +345,7 @@ def distinct_count(values):
     lo, hi = values[0], values[0]
     for v in values:
         lo, hi = min(lo, v), max(hi, v)
-    if hi - lo < 4096:
+    if 0 <= hi - lo < 4096:  # (a span past int64 wraps negative)
         seen = np.zeros(hi - lo + 1, np.bool_)
         count = 0
         for v in values:
@@ -560,6 +603,8 @@ def _path_few(row, value, cells, rows, cols, outside, a, b, turns):
         la -= 1
     while ra < w - 1 and _free(row, value, cells, rows, cols, outside, ar, ra + 1):
         ra += 1
+    if ua == da and la == ra:  # a is walled in (most tiles of a full board): only a neighbour joins it
+        return abs(ar - br) + abs(ac - bc) == 1
     ub, db, lb, rb = br, br, bc, bc
     while ub > 0 and _free(row, value, cells, rows, cols, outside, ub - 1, bc):
         ub -= 1
@@ -569,6 +614,8 @@ def _path_few(row, value, cells, rows, cols, outside, a, b, turns):
         lb -= 1
     while rb < w - 1 and _free(row, value, cells, rows, cols, outside, br, rb + 1):
         rb += 1
+    if ub == db and lb == rb:
+        return abs(ar - br) + abs(ac - bc) == 1
     # no turn: b lies in one of a's runs or just past its end
     if ar == br and la - 1 <= bc <= ra + 1 or ac == bc and ua - 1 <= br <= da + 1:
         return True
