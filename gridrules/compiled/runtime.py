@@ -255,8 +255,8 @@ def _sift_down(a, root, end):
 # module have one name everywhere.
 @njit(cache=True)
 def sort_ints(a, n):
-    """Sort a[:n] in place: distinct values within a span of 64 bits a value (a search's move numbers, say) by
-    marking them in a bit row and reading it back in order, others by heap sort."""
+    """Sort a[:n] in place: distinct values spanning less than 64 per value (a search's move numbers, say) are
+    marked in a bit row and read back in order; others are heap-sorted."""
     if n < 2:
         return
     lo, hi = a[0], a[0]
