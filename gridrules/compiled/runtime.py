@@ -248,6 +248,16 @@ def _sift_down(a, root, end):
         root = child
 
 
+@njit(cache=True, inline="always")
+def _span(a, n):
+    """(lowest value of a[:n], highest - lowest), the span -1 when it passes int64 (it would wrap negative);
+    n >= 1. The sorts and counts below take shortcuts when the span is narrow."""
+    lo, hi = a[0], a[0]
+    for i in range(n):
+        lo, hi = min(lo, a[i]), max(hi, a[i])
+    return lo, hi - lo if hi - lo >= 0 else -1
+
+
 # Generated modules sort with these, never with numba's own sort or argsort: numba builds those per process and
 # names their machine code by a per-process counter, so two cached modules compiled in different processes can
 # both hold a differently built sort under one name, and once both are loaded a call may run the other one (seen:
@@ -259,11 +269,9 @@ def sort_ints(a, n):
     marked in a bit row and read back in order; others are heap-sorted."""
     if n < 2:
         return
-    lo, hi = a[0], a[0]
-    for i in range(n):
-        lo, hi = min(lo, a[i]), max(hi, a[i])
-    if 0 <= hi - lo < 64 * n:  # (a span past int64 wraps negative)
-        marks = np.zeros(((hi - lo) >> 6) + 1, np.uint64)
+    lo, span = _span(a, n)
+    if 0 <= span < 64 * n:
+        marks = np.zeros((span >> 6) + 1, np.uint64)
         distinct = True
         for i in range(n):
             v = a[i] - lo
@@ -311,14 +319,12 @@ def argsort_ints(keys, n, order):
     a span of 4096 (a layer's values, say), else heap-sorted."""
     if n == 0:
         return
-    lo, hi = keys[0], keys[0]
-    for i in range(n):
-        lo, hi = min(lo, keys[i]), max(hi, keys[i])
-    if 0 <= hi - lo < 4096:
-        start = np.zeros(hi - lo + 2, np.int64)
+    lo, span = _span(keys, n)
+    if 0 <= span < 4096:
+        start = np.zeros(span + 2, np.int64)
         for i in range(n):
             start[keys[i] - lo + 1] += 1
-        for v in range(1, hi - lo + 2):
+        for v in range(1, span + 2):
             start[v] += start[v - 1]
         for i in range(n):
             v = keys[i] - lo
@@ -342,11 +348,9 @@ def distinct_count(values):
     n = values.shape[0]
     if n == 0:
         return 0
-    lo, hi = values[0], values[0]
-    for v in values:
-        lo, hi = min(lo, v), max(hi, v)
-    if 0 <= hi - lo < 4096:  # (a span past int64 wraps negative)
-        seen = np.zeros(hi - lo + 1, np.bool_)
+    lo, span = _span(values, n)
+    if 0 <= span < 4096:
+        seen = np.zeros(span + 1, np.bool_)
         count = 0
         for v in values:
             if not seen[v - lo]:
