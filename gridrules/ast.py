@@ -219,6 +219,14 @@ class Commutes(Node):
 
 
 @dataclass(frozen=True)
+class Persists(Node):
+    """`persists`: a solution that makes the move being made later can make it now, at no greater cost — a path
+    search bans it below its siblings once its own subtree failed."""
+
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class Emit(Node):
     """`emit P(cell)` or `emit P(cell, dir)`: send particles of kind P flying (see ParticleDecl)."""
 
@@ -249,7 +257,7 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Emit | If | For | While
+Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Persists | Emit | If | For | While
 
 
 # ---- declarations ------------------------------------------------------------------------------

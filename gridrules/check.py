@@ -16,7 +16,7 @@ from .ir import BOOL, CELL, DIR, DIRS, INT, RANGE, SET, VOID, Ty
 ERR = Ty("error")  # the type of an expression that already produced an error: matches anything
 BUILTIN_CONSTS = ("cells", "rows", "cols", "here", "value")
 BUILTINS = ("region", "group", "neighbours", "count", "any", "empty", "distinct", "on_board", "cells", "adjacent",
-            "abs", "min", "max", "first", "roll", "path")
+            "abs", "min", "max", "first", "roll", "path", "banned")
 
 
 def _same(a: Ty, b: Ty) -> bool:
@@ -495,6 +495,8 @@ class Checker:
                 self._want(outside, (BOOL,), "`path`'s outside flag", e.args[4])
                 args += (outside,)
             return ir.Builtin(BOOL, f, args, e.span)
+        elif f == "banned":
+            return self._banned(e, sc)
         elif n != arity[f]:
             return self.error(f"`{f}` takes {arity[f]} argument(s), got {n}", e)
         if f == "region":
@@ -530,6 +532,40 @@ class Checker:
         if f == "roll":
             ret = args[0].ty
         return ir.Builtin(ret, f, args, e.span)
+
+    def _banned(self, e, sc):
+        """`banned(act(x, y))`: whether a search has banned that move (a Builtin whose first argument is the
+        action's index, the others its arguments)."""
+        hint = "name a move as an action applied to its arguments: `banned(remove(a, b))`"
+        if len(e.args) != 1 or not isinstance(e.args[0], A.Call):
+            return self.error("`banned` takes one move, written as an action call", e, hint)
+        move = e.args[0]
+        decls = [d for d in self.rf.decls if isinstance(d, A.ActionDecl)]
+        index = next((k for k, d in enumerate(decls) if d.name == move.func), None)
+        if index is None:
+            return self.error(f"`{move.func}` is not an action", self.head(move, len(move.func)),
+                              did_you_mean(move.func, [d.name for d in decls]) or hint)
+        decl = decls[index]
+        if len(move.args) != len(decl.params):
+            return self.error(f"`{decl.name}` takes {len(decl.params)} argument(s), got {len(move.args)}", move)
+        args = [ir.Const(INT, index)]
+        for a, p in zip(move.args, decl.params):
+            x = self.expr(a, sc)
+            ty = self._param_type(p)
+            if ty is not None and not _same(x.ty, ty):
+                self.error(f"argument `{p.name}` of `{decl.name}` must be {ty}, not {x.ty}", a)
+            args.append(x)
+        return ir.Builtin(BOOL, "banned", tuple(args), e.span)
+
+    def _param_type(self, p):
+        """The type of an action's parameter, read from its declaration (its errors are reported where the
+        action is checked); None when it is in error."""
+        before = len(self.errors)
+        dom = self.domain(p.type, f"parameter `{p.name}`", storable=False, allow_set=False)
+        if len(self.errors) > before:
+            del self.errors[before:]
+            return None
+        return dom.ty
 
     def _action_hint(self, f):
         if any(isinstance(d, A.ActionDecl) and d.name == f for d in self.rf.decls):
@@ -604,6 +640,11 @@ class Checker:
                 self.error("`commutes` marks a move, so it belongs in an action", s,
                            "put it in the action, in the branch of an `if` where the move is known to commute")
             return [ir.Commutes(s.span)]
+        if isinstance(s, A.Persists):
+            if sc.kind != "action":
+                self.error("`persists` marks a move, so it belongs in an action", s,
+                           "put it in the action, in the branch of an `if` where the move is known to persist")
+            return [ir.Persists(s.span)]
         if isinstance(s, A.Emit):
             return self._emit(s, sc)
         if isinstance(s, A.Let):
@@ -1054,7 +1095,8 @@ class Checker:
             actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), deadlocks=tuple(deadlocks), limit=limit,
             heuristics=tuple(heuristics), formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
-            commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions))
+            commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions),
+            persisting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Persists)) for a in actions))
 
     def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:
         """A heuristic's or the score's body: it reads the state and returns an int on every path."""

@@ -288,6 +288,14 @@ class Commutes(Stmt):
 
 
 @dataclass(frozen=True)
+class Persists(Stmt):
+    """Mark the move being made as persisting: making it now never costs more than making it later (see docs,
+    `persists`)."""
+
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class Eval(Stmt):
     call: Expr
     span: Span | None = SPAN
@@ -471,6 +479,7 @@ class Game:
     predicates_nlocals: int = 0  # local slots used by goal / fail / deadlock / cost / when expressions
     score: Procedure | None = None  # what a solution is worth, read on its last state (higher is better)
     commuting: bool = False  # some action runs `commutes`: path searches try one order of commuting moves
+    persisting: bool = False  # some action runs `persists`: path searches ban a failed persisting move below
 
     def enum_values(self, name: str) -> tuple[str, ...]:
         if name == "dir":

@@ -19,6 +19,7 @@ from .protocol import (
     CommutingSystem,
     DeadlockSystem,
     Move,
+    PersistingSystem,
     ScoredSystem,
     Solution,
     State,
@@ -64,6 +65,6 @@ def solve(system: TransitionSystem, algorithm: str = "astar",
 
 __all__ = [
     "ALGORITHMS", "Algorithm", "BUDGET_EXHAUSTED", "Budget", "INTERRUPTED", "Move", "SOLVED", "CommutingSystem",
-    "DeadlockSystem", "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime",
+    "DeadlockSystem", "PersistingSystem", "ScoredSystem", "Solution", "State", "Stats", "TransitionSystem", "UNSOLVABLE", "anytime",
     "astar", "bfs", "iddfs", "idastar", "layer_counts", "perft", "solve",
 ]

@@ -29,6 +29,12 @@ def deepen(system: TransitionSystem, search: Search,
     A state entered after a commuting move numbered r was searched without the commuting
     moves numbered below r, so the table prunes a re-entry only at no smaller g *and* no
     smaller r.
+
+    On a PersistingSystem (that is not also a CommutingSystem) a persisting move whose subtree
+    found no goal within the bound is banned in the subtrees of its later siblings (sleep
+    sets): by the promise, a goal within the bound that makes the move later could make it
+    first. A ban is a fact about the bound, so the table's prunes stay sound (a state failed
+    under bans fails without them), and the deadlock test may read the bans.
     """
     stats = search.stats
     admissible = heuristic is None or search.budget.admissible
@@ -39,7 +45,11 @@ def deepen(system: TransitionSystem, search: Search,
     bound = heuristic(root) if heuristic is not None else 0
     if (admissible and search.over_cost(bound)) or search.dead(root):
         return search.unsolvable()
-    if getattr(system, "commuting", False):
+    banning = getattr(system, "persisting", False) and not getattr(system, "commuting", False)
+    if banning:
+        def children(state, after):
+            return iter(system.ban_successors(state))
+    elif getattr(system, "commuting", False):
         def children(state, after):
             return iter(system.path_successors(state, after))
     else:
@@ -54,17 +64,34 @@ def deepen(system: TransitionSystem, search: Search,
         moves: list[str] = []
         on_path = {root}
         frames = [children(root, -1)]
+        banned: set[int] = set()  # the moves banned here (banning): the union of `bans` along the path
+        bans: list[list[int]] = [[]]  # per frame, the moves it banned below its later children
+        into = [-1]  # per frame, the number of the persisting move that made it (else -1)
+
+        def ban(number):  # (a persisting move's subtree failed within the bound)
+            if number >= 0:
+                bans[-1].append(number)
+                banned.add(number)
+
         search.expand()
         search.visited()
         while frames:
             g = path_g[-1]
-            for move, child, cost, after in frames[-1]:
+            for move, child, cost, after, *persists in frames[-1]:
                 stats.generated += 1
+                fails = -1  # (banning) the move's number when it persists: banned once its subtree failed
+                if banning:
+                    number, after = after, -1  # (ban_successors gives numbers where path_successors gives after)
+                    if number in banned:
+                        continue
+                    if persists[0]:
+                        fails = number
                 child_g = g + cost
                 if child in on_path:
                     stats.duplicates += 1
                     continue
                 if search.over_cost(child_g):
+                    ban(fails)
                     continue
                 if system.is_goal(child):
                     found = (*moves, move)
@@ -72,26 +99,32 @@ def deepen(system: TransitionSystem, search: Search,
                         return search.solved(found, child_g, optimal)
                     search.offer(found, child_g)
                     cut = child_g if cut is None else min(cut, child_g)
+                    ban(fails)
                     continue
                 f = child_g if heuristic is None else child_g + heuristic(child)
                 if f > bound:
                     if not (admissible and search.over_cost(f)):
                         cut = f if cut is None else min(cut, f)
+                    ban(fails)
                     continue
                 if table_size:
                     seen = table.get(child)
                     if seen is not None and seen[0] <= child_g and seen[1] <= after:
                         stats.duplicates += 1
+                        ban(fails)
                         continue
                     if seen is not None or len(table) < table_size:
                         table[child] = (child_g, after)
-                if search.dead(child):
+                if search.dead(child, banned if banning else None):
+                    ban(fails)
                     continue
                 path.append(child)
                 path_g.append(child_g)
                 moves.append(move)
                 on_path.add(child)
                 frames.append(children(child, after))
+                bans.append([])
+                into.append(fails)
                 search.expand()
                 search.visited()
                 search.stored(len(path) + len(table), limited=False)
@@ -100,6 +133,10 @@ def deepen(system: TransitionSystem, search: Search,
                 frames.pop()
                 on_path.discard(path.pop())
                 path_g.pop()
+                banned.difference_update(bans.pop())
+                fails = into.pop()
+                if bans:  # its subtree failed: banned below its later siblings
+                    ban(fails)
                 if moves:
                     moves.pop()
         if cut is None:

@@ -138,10 +138,11 @@ class Search:
             self._next_progress = now + self.budget.progress_every
             self.budget.progress(self.stats)
 
-    def dead(self, state) -> bool:
-        """Whether the system says no goal can be reached from `state` (a DeadlockSystem): asked of each state
-        about to be expanded, so that a search skips it; counted in stats.dead."""
-        if self._is_dead is None or not self._is_dead(state):
+    def dead(self, state, banned=None) -> bool:
+        """Whether the system says no goal can be reached from `state` (a DeadlockSystem) — without the moves
+        `banned` (a PersistingSystem's instance numbers), when given: asked of each state about to be
+        expanded, so that a search skips it; counted in stats.dead."""
+        if self._is_dead is None or not (self._is_dead(state, banned) if banned else self._is_dead(state)):
             return False
         self.stats.dead += 1
         return True

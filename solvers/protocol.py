@@ -58,6 +58,20 @@ class CommutingSystem(TransitionSystem, Protocol):
     def path_successors(self, state: State, after: int) -> Iterable[tuple[Move, State, int, int]]: ...
 
 
+class PersistingSystem(TransitionSystem, Protocol):
+    """A system some of whose moves persist, saying so with a true attribute `persisting`. Moves are numbered
+    (instance numbers, fixed for the system). The promise: when a move m persists in a state s and some path from
+    s to a goal makes m later, a path from s to a goal of no greater cost makes m first. A path search (iddfs,
+    idastar) then bans m below m's later siblings once m's own subtree found no goal within the bound (sleep
+    sets): ban_successors(state) gives successors() with each move's number and whether it persists as a fourth
+    and fifth item, and is_dead(state, banned) may use the set of banned numbers. On a system that is also a
+    CommutingSystem the path searches order commuting moves instead and ban nothing."""
+
+    persisting: bool
+
+    def ban_successors(self, state: State) -> Iterable[tuple[Move, State, int, int, bool]]: ...
+
+
 class DeadlockSystem(TransitionSystem, Protocol):
     """A system that can tell some states from which no goal can be reached, saying so with a true attribute
     `deadlocks`. The promise (the rules' author makes it, as for an admissible heuristic): when is_dead(state)
@@ -67,7 +81,9 @@ class DeadlockSystem(TransitionSystem, Protocol):
 
     deadlocks: bool
 
-    def is_dead(self, state: State) -> bool: ...
+    def is_dead(self, state: State, banned: set[int] = ...) -> bool:
+        """(banned: the moves a PersistingSystem's path search has banned here, when it has banned some.)"""
+        ...
 
 
 SOLVED = "solved"

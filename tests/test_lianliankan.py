@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gridrules import api
-from helpers import ROOT, instance, native_agrees, walk_and_compare
+from helpers import ROOT, instance, native_agrees, plain, walk_and_compare
 from solvers import solve
 
 RULES = str(ROOT / "rulesets" / "lianliankan" / "lianliankan.grl")
@@ -269,3 +269,75 @@ def test_pairs_listed_by_buckets_agree_with_trying_each(monkeypatch):
             if not moves:
                 break
             state = rnd.choice(moves)[1]
+
+
+# ---- without gravity: persisting moves, bans and the relaxation -------------------------------------------
+def small_deal(seed):
+    """A 3x4 board of two or four tiles of three kinds (some cells empty), its paths limited at random, so that
+    some boards cannot be cleared."""
+    rnd = random.Random(seed)
+    cells = [t for t in range(1, 4) for _ in range(rnd.choice((2, 4)))]
+    cells += [0] * (12 - len(cells))
+    rnd.shuffle(cells)
+    params = {"outside": rnd.random() < 0.5, "turns": rnd.choice((0, 1, 2))}
+    return board_text([cells[r * 4:(r + 1) * 4] for r in range(3)]), params
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6))
+def test_the_relaxation_calls_dead_only_boards_that_cannot_be_cleared(seed):
+    """The `deadlock` promise with bans: at every reachable state, with no move banned and with a random set of
+    legal moves banned, a state called dead has no clearing that avoids the banned moves; the backends agree."""
+    text, params = small_deal(seed)
+    inst = make(text, **params)
+    ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
+    rnd = random.Random(seed)
+    number = {text: i for i, (text, *_) in enumerate(ref.moves)}
+
+    def clearable(state, banned, memo):
+        if state not in memo:
+            memo[state] = ref.is_goal(state) or any(clearable(ref.step(state, m)[0], banned, memo)
+                                                    for m in ref.legal_moves(state) if number[m] not in banned)
+        return memo[state]
+
+    seen, todo = set(), [inst.initial]
+    while todo:
+        state = todo.pop()
+        if state not in seen:
+            seen.add(state)
+            todo += [ref.step(state, m)[0] for m in ref.legal_moves(state)]
+    for state in seen:
+        legal = [number[m] for m in ref.legal_moves(state)]
+        for banned in (set(), set(rnd.sample(legal, rnd.randint(0, len(legal))))):
+            dead = ref.is_dead(state, banned)
+            assert dead == nat.is_dead(state, banned), (text, params, inst.values(state)["tile"], banned)
+            if dead:
+                assert not clearable(state, banned, {}), (text, params, inst.values(state)["tile"], banned)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6))
+def test_banning_search_decides_like_a_plain_one(seed):
+    """IDA* bans a persisting move below its later siblings once its subtree failed: it decides every board as a
+    search without bans does, and the native search is the Python one step for step."""
+    text, params = small_deal(seed)
+    inst = make(text, **params)
+    ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
+    assert nat.persisting and ref.persisting
+    expect = solve(plain(ref), "idastar").status
+    assert expect in ("solved", "unsolvable")
+    native_agrees(inst, nat, ref, algorithms=("idastar", "astar"))
+    assert nat.search("idastar").status == expect
+
+
+def test_bans_cut_the_search():
+    """On 6x6 boards of nine kinds, paths with one turn on the board, failed persisting moves banned below their
+    later siblings (and the relaxation reading the bans) leave IDA* less to expand than it has without them."""
+    banning = plainly = 0
+    for seed in range(12):
+        nat = api.system(make(deal(6, 6, 9, seed), outside=False, turns=1), "compiled")
+        with_bans, without = nat.search("idastar"), solve(plain(nat), "idastar")
+        assert with_bans.status == without.status
+        banning += with_bans.stats.expanded
+        plainly += without.stats.expanded
+    assert banning < plainly, (banning, plainly)

@@ -13,6 +13,7 @@ one compiled module.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 
 from .. import ir
@@ -23,10 +24,13 @@ from ..reference.evaluator import MAX_FLIGHT, particle_gap, queue_room
 
 NONE = -(1 << 40)
 # The work row `ab` (system._work): flags in ab[0:QUEUE] (ab[4]: the move ran `safe`; ab[5]: it ran `commutes`;
-# ab[6]: a path search's `after`, -2 outside one); with particles, ab[QUEUE] counts the particles queued,
+# ab[6]: a path search's `after`, -2 outside one; ab[7]: it ran `persists`; ab[8]: 1 while a path search that bans
+# moves lists them; ab[9]: where the ban table lies while a deadlock test may read it (runtime.is_banned), else
+# -1; the table itself, for a game with `persists`, ends the row); with particles, ab[QUEUE] counts the particles
+# queued,
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
-QUEUE = 7
+QUEUE = 10
 SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
@@ -596,7 +600,8 @@ class Lowering:
             v = self._snap(f"rt.copy_into({call}, {self.row()})", o)
         else:
             v = self._call_value(call, proc.returns, o)
-        self.forget_masks(o)
+        if proc.writes_state:  # (a def that only reads leaves the state, and the masks read from it, as they were)
+            self.forget_masks(o)
         if proc.can_reject:
             o("if ab[0] != 0:")
             o.indent()
@@ -863,6 +868,26 @@ class Lowering:
         o.dedent()
         return found
 
+    def b_banned(self, e, o, ctx):
+        """Whether the move is in the ban table (runtime.is_banned): its argument columns as MARG holds them; an
+        unordered action's in each order (its instance holds one)."""
+        ai = e.args[0].value
+        columns = []
+        for a in e.args[1:]:
+            v = self.ex(a, o, ctx)
+            columns.append([f"np.int64({x})" for x in (v if isinstance(v, tuple) else (v,))])
+        orders = [columns]
+        if self.game.actions[ai].unordered:
+            if len(columns) > 4:
+                raise Unsupported("`banned` of an unordered action of more than four parameters")
+            orders = [list(p) for p in itertools.permutations(columns)]
+        found = self.t()
+        o(f"{found} = False")
+        for order in orders:
+            key = [x for col in order for x in col] or ["np.int64(0)"]
+            o(f"{found} = {found} or rt.is_banned(ab, ab[9], {ai}, ({', '.join(key)},))")
+        return found
+
     def b_roll(self, e, o, ctx):
         x, d = e.args
         b = self.ex(x, o, ctx)
@@ -983,6 +1008,9 @@ class Lowering:
 
     def s_Commutes(self, s, o, ctx):
         o("ab[5] = 1")
+
+    def s_Persists(self, s, o, ctx):
+        o("ab[7] = 1")
 
     def s_Eval(self, s, o, ctx):
         self.ex(s.call, o, ctx)
@@ -1606,6 +1634,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     first = True
     safe = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Safe)) for ai in used)
     commutes = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Commutes)) for ai in used)
+    persists = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Persists)) for ai in used)
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
@@ -1634,6 +1663,8 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
             o("ab[4] = 0  # (set by `safe`)")
         if commutes:
             o("ab[5] = 0  # (set by `commutes`)")
+        if persists:
+            o("ab[7] = 0  # (set by `persists`)")
         act = f"act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
         if ai in low.heads:
             o(f"ok = head_{ai}({', '.join(args + PARENT)})")
@@ -1686,6 +1717,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("else:")
         o("    MOVE[n - 1] = -1 - m")
         o.dedent()
+    if persists:
+        o("if ab[7] != 0 and ab[8] != 0:  # a persisting move in a path search that bans moves")
+        o("    MOVE[n - 1] = -1 - m")
     o.dedent()
     o.dedent()
     o("return n")

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, types
 
 from . import about_to_compile, cache_dir, numba_index
-from .runtime import borrow
+from .runtime import ban, borrow, clear_bans, is_banned, unban
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
@@ -247,11 +247,24 @@ def _on_path(PATH, depth, CH, d, j, words):
 
 
 @njit(cache=True)
-def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W):
-    """Begin an iteration at the current bound: the root alone on the path, the table emptied."""
+def _ban(ab, ban_at, MA, MARG, BS, meta, m):
+    """Ban move m below the current depth's later children (when the table has room: else it stays allowed)."""
+    if meta[14] < BS.shape[0] and ban(ab, ban_at, MA[m], MARG[m, 1:]):
+        BS[meta[14]] = m
+        meta[14] += 1
+
+
+@njit(cache=True)
+def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
+                  ban_at):
+    """Begin an iteration at the current bound: the root alone on the path, the table (and the bans) emptied."""
     D0, g0, D1, g1, BM, ab = W
     PG[0] = 0
     PM[0] = -1
+    if ban_at >= 0:
+        clear_bans(ab, ban_at)
+        meta[14] = 0
+        BT[0] = 0
     if ab[6] > -2:  # ordering commuting moves: none made yet
         ab[6] = -1
     if table_cap > 0:
@@ -266,16 +279,20 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
 
 
 @_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2,
-                     _I1, _I1, _U2, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _W))
+                     _I1, _I1, _U2, _I1, _I1, _I1, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _I, _W))
 def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TA, TT,
-              INC, meta, use_h, admissible, use_dead, max_cost, max_states, table_cap, chunk, W):
+              INC, PP, BT, BS, meta, use_h, admissible, use_dead, max_cost, max_states, table_cap, chunk, ban_at, W):
     """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same
     algorithm as solvers/_deepening.py, step for step. The path is PATH[0..depth], each depth's successors
     wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TA the `after` then, TT slots)
     keeps at most table_cap states per iteration, growing on demand. Commuting moves are ordered when the
-    caller set ab[6] to -1 (expand then numbers a commuting successor m as -1 - m, see codegen).
+    caller set ab[6] to -1 (expand then numbers a commuting successor m as -1 - m, see codegen). With
+    ban_at >= 0 (the ban table's place in ab; the caller set ab[8] to 1, so expand numbers a persisting successor
+    m as -1 - m instead), a persisting move whose subtree failed within the bound is banned below its later
+    siblings: BS is the stack of banned moves, BT[d] its height when depth d was entered, PP[d] whether the move
+    into depth d persists; the deadlock test reads the bans (ab[9]).
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
-    incumbent cost (-1 none), incumbent length, found length, iterations, dead]. status: -1 fresh, 0 running,
+    incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
     (meta[13] counts them)."""
@@ -284,6 +301,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                                                     borrow(PG), borrow(PM), borrow(CH), borrow(CHM), borrow(CHC))
     CHN, CHI, TK, TG, TA, TT, INC, meta = (borrow(CHN), borrow(CHI), borrow(TK), borrow(TG), borrow(TA), borrow(TT),
                                            borrow(INC), borrow(meta))
+    PP, BT, BS = borrow(PP), borrow(BT), borrow(BS)
     W = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
     words = PATH.shape[1]
     D0, g0, D1, g1, BM, ab = W
@@ -302,7 +320,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             meta[6] = 2
             return
         meta[2] = -1
-        _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
+        _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
+                      ban_at)
     done = 0
     bound = meta[1]
     while True:
@@ -313,7 +332,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 return
             bound = meta[1] = meta[2]
             meta[2] = -1
-            _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W)
+            _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
+                      ban_at)
             done += 1
             if max_states >= 0 and meta[3] > max_states:
                 meta[6] = 5
@@ -323,6 +343,12 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             return
         j = CHI[d]
         if j >= CHN[d]:  # every successor done: backtrack
+            if ban_at >= 0:
+                while meta[14] > BT[d]:  # (the bans below this depth's children end with it)
+                    meta[14] -= 1
+                    unban(ab, ban_at, MA[BS[meta[14]]], MARG[BS[meta[14]], 1:])
+                if d >= 1 and PP[d] != 0:  # its subtree failed: banned below its later siblings
+                    _ban(ab, ban_at, MA, MARG, BS, meta, PM[d])
             meta[0] = d - 1
             continue
         CHI[d] = j + 1
@@ -330,12 +356,21 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
         cg = PG[d] + CHC[d, j]
         m = CHM[d, j]
         after = -1
-        if m < 0:  # a commuting move: its successors come after it in the order
-            m = after = -1 - m
+        persists = False
+        if m < 0:
+            if ban_at >= 0:  # a persisting move: banned below its later siblings once its subtree failed
+                m = -1 - m
+                persists = True
+            else:  # a commuting move: its successors come after it in the order
+                m = after = -1 - m
+        if ban_at >= 0 and is_banned(ab, ban_at, MA[m], MARG[m, 1:]):
+            continue
         if _on_path(PATH, d, CH, d, j, words):
             meta[5] += 1
             continue
         if max_cost >= 0 and cg > max_cost:
+            if persists:
+                _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
         if goal(CH[d, j], SL, SG, D1, g1, BM, ab):
             if cg <= bound:
@@ -349,11 +384,15 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 meta[9], meta[10] = cg, d + 1
             if meta[2] < 0 or cg < meta[2]:
                 meta[2] = cg
+            if persists:
+                _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
         f = cg + (heuristic(CH[d, j], SL, SG, D1, g1, BM, ab) if use_h else 0)
         if f > bound:
             if not (admissible and max_cost >= 0 and f > max_cost) and (meta[2] < 0 or f < meta[2]):
                 meta[2] = f
+            if persists:
+                _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
         if d + 1 >= PATH.shape[0]:
             CHI[d] = j
@@ -369,6 +408,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             if k >= 0:
                 if TG[k] <= cg and TA[k] <= after:
                     meta[5] += 1
+                    if persists:
+                        _ban(ab, ban_at, MA, MARG, BS, meta, m)
                     continue
                 TG[k] = cg
                 TA[k] = after
@@ -382,14 +423,22 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 TG[n] = cg
                 TA[n] = after
                 meta[7] = n + 1
-        if use_dead and dead(CH[d, j], SL, SG, D1, g1, BM, ab):
-            meta[13] += 1
-            done += 1
-            continue
+        if use_dead:
+            ab[9] = ban_at  # (the deadlock test may read the bans)
+            is_dead = dead(CH[d, j], SL, SG, D1, g1, BM, ab)
+            ab[9] = -1
+            if is_dead:
+                meta[13] += 1
+                done += 1
+                if persists:
+                    _ban(ab, ban_at, MA, MARG, BS, meta, m)
+                continue
         for w in range(words):
             PATH[d + 1, w] = CH[d, j, w]
         PG[d + 1] = cg
         PM[d + 1] = m
+        PP[d + 1] = persists
+        BT[d + 1] = meta[14]
         if ordered:
             ab[6] = after
         CHN[d + 1] = expand(PATH[d + 1], SL, SG, MA, MARG, CH[d + 1], CHM[d + 1], CHC[d + 1], D0, g0, D1, g1,

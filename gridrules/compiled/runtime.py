@@ -678,3 +678,71 @@ def path_eq(row, value, rows, cols, outside, a, b, turns):
 def path_in(cells, rows, cols, outside, a, b, turns):
     """path() through the cells of a set."""
     return _path_query(_NO_ROW, 0, cells, rows, cols, outside, a, b, turns)
+
+
+# ---- the moves a path search has banned (loops.deepening, the `persists` promise), read by `banned(...)`
+# A table of open addressing in the work row ab from ab[at]: [slot width w, capacity (a power of 2), count], then
+# `capacity` slots of w: the action's index (-1: empty) and the move's argument columns (as MARG's columns 1..,
+# zeros past the action's own). Bans come and go last in, first out, so a removal just empties its slot (no later
+# key's probe ran through it).
+BAN_HEADER = 3
+
+
+@njit(cache=True, inline="always")
+def _ban_slot(ab, at, action, key):
+    """The slot holding (action, key), or the empty slot where it belongs."""
+    w = ab[at]
+    mask = ab[at + 1] - 1
+    h = np.uint64(action + 1) * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(w - 1):
+        x = key[j] if j < len(key) else 0
+        h = (h ^ np.uint64(x)) * np.uint64(0xbf58476d1ce4e5b9)
+        h ^= h >> np.uint64(31)
+    s = np.int64(h & np.uint64(mask))
+    while True:
+        p = at + BAN_HEADER + s * w
+        if ab[p] < 0:
+            return p
+        if ab[p] == action:
+            same = True
+            for j in range(w - 1):
+                if ab[p + 1 + j] != (key[j] if j < len(key) else 0):
+                    same = False
+                    break
+            if same:
+                return p
+        s = (s + 1) & mask
+
+
+@njit(cache=True)
+def is_banned(ab, at, action, key):
+    """Whether the move (action, argument columns `key`) is in the ban table at ab[at] (at < 0: none)."""
+    return at >= 0 and ab[_ban_slot(ab, at, action, key)] >= 0
+
+
+@njit(cache=True)
+def ban(ab, at, action, key):
+    """Put the move in the table; False (nothing done) when the table is half full."""
+    if 2 * (ab[at + 2] + 1) > ab[at + 1]:
+        return False
+    p = _ban_slot(ab, at, action, key)
+    ab[p] = action
+    for j in range(ab[at] - 1):
+        ab[p + 1 + j] = key[j] if j < len(key) else 0
+    ab[at + 2] += 1
+    return True
+
+
+@njit(cache=True)
+def unban(ab, at, action, key):
+    """Take out the move put in last of those still in the table."""
+    ab[_ban_slot(ab, at, action, key)] = -1
+    ab[at + 2] -= 1
+
+
+@njit(cache=True)
+def clear_bans(ab, at):
+    w = ab[at]
+    for s in range(ab[at + 1]):
+        ab[at + BAN_HEADER + s * w] = -1
+    ab[at + 2] = 0

@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from . import loops
+from .system import BAN_SLOTS
 from solvers._deepening import DEFAULT_TABLE_SIZE  # (the Python IDA*'s table size: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
@@ -154,11 +155,13 @@ class _Path:
         self.CHN = np.zeros(depth, np.int64)
         self.CHI = np.zeros(depth, np.int64)
         self.INC = np.zeros(depth, np.int64)
+        self.PP = np.zeros(depth, np.int64)  # (banning moves: whether the move into each depth persists)
+        self.BT = np.zeros(depth, np.int64)  # (... and how many bans there were when it was entered)
 
     def grown(self) -> "_Path":
         depth, moves, words = self.CH.shape
         new = _Path(words, moves, 2 * depth)
-        for name in ("PATH", "PG", "PM", "CH", "CHM", "CHC", "CHN", "CHI", "INC"):
+        for name in ("PATH", "PG", "PM", "CH", "CHM", "CHC", "CHN", "CHI", "INC", "PP", "BT"):
             getattr(new, name)[:depth] = getattr(self, name)
         return new
 
@@ -192,7 +195,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     path.PATH[0] = np.array(system.initial(), np.uint64)
     cap = 0 if not use_h else (budget.max_states or DEFAULT_TABLE_SIZE)
     table = _Table(words, min(cap + 1, START_CAPACITY) if cap else 1)
-    meta = np.zeros(14, np.int64)
+    meta = np.zeros(15, np.int64)
     meta[6] = -1  # fresh
     meta[9] = -1  # no solution seen yet
     max_cost = -1 if budget.max_cost is None else budget.max_cost
@@ -212,14 +215,19 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
             cost = int(meta[9])
         return Solution(status, moves, cost, optimal or (status == SOLVED and cost == 0), stats, algorithm)
 
-    ab[6] = -1 if system.commuting else -2  # order the runs of commuting moves (loops.deepening)
+    # order the runs of commuting moves, or else ban failed persisting moves (loops.deepening)
+    banning = system.persisting and not system.commuting
+    ab[6] = -1 if system.commuting else -2
+    ab[8] = 1 if banning else 0
+    ban_at = system.ban_at if banning else -1
+    bans = np.zeros(BAN_SLOTS // 2 if banning else 1, np.int64)
     try:
         while True:
             t0 = time.perf_counter()
             system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
                         system.MA, system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN,
-                        path.CHI, table.K, table.G, table.A, table.T, path.INC, meta, use_h, admissible,
-                        system.deadlocks, max_cost, max_states, cap, pace.chunk, system.work)
+                        path.CHI, table.K, table.G, table.A, table.T, path.INC, path.PP, path.BT, bans, meta, use_h,
+                        admissible, system.deadlocks, max_cost, max_states, cap, pace.chunk, ban_at, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -247,3 +255,4 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
         return result(INTERRUPTED)
     finally:
         ab[6] = -2  # (expand lists moves plainly again)
+        ab[8] = 0

@@ -15,6 +15,8 @@ from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
 from .loops import EXPAND_AT, GOAL_AT, HEURISTIC_AT
+from . import runtime as rt
+from .runtime import BAN_HEADER
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
 
@@ -118,7 +120,12 @@ class CompiledSystem:
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
         self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
-        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows)
+        self.persisting = inst.game.persisting  # (a PersistingSystem: path searches call ban_successors)
+        ban_width = self.MARG.shape[1] if self.persisting else 0
+        self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
+                          ban_width)
+        # where the ban table starts in ab (-1: none)
+        self.ban_at = len(self.work[5]) - BAN_HEADER - BAN_SLOTS * ban_width if ban_width else -1
         words = inst.layout.words
         self.S = np.zeros(words, np.uint64)  # the state handed to native code, filled in place
         self._entry, self._expand = {}, None  # (see _entry_point)
@@ -258,6 +265,20 @@ class CompiledSystem:
         return [(texts[m], row, k, -1) if m >= 0 else (texts[-1 - m], row, k, -1 - m)
                 for m, row, k in zip(move[:n].tolist(), self._states(out, n), cost[:n].tolist())]
 
+    def ban_successors(self, state):
+        """successors() for a path search that bans moves, with each move's number and whether it ran `persists`
+        (see ReferenceSystem.ban_successors). expand marks the persisting moves by numbering them -1 - m."""
+        self._put(state)
+        ab = self.work[5]
+        ab[8] = 1
+        try:
+            n = self._run(self._expand or self._entry_point("expand"), self._desc)
+        finally:
+            ab[8] = 0
+        texts, (move, out, cost) = self.moves, self._views
+        return [(texts[m], row, k, m, False) if m >= 0 else (texts[-1 - m], row, k, -1 - m, True)
+                for m, row, k in zip(move[:n].tolist(), self._states(out, n), cost[:n].tolist())]
+
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
 
@@ -269,12 +290,23 @@ class CompiledSystem:
         self._put(state)
         return bool(self._run(self._entry_point("goal"), self._desc))
 
-    def is_dead(self, state) -> bool:
-        """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
+    def is_dead(self, state, banned=()) -> bool:
+        """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here (without the
+        moves `banned`, instance numbers, which the rules may read with `banned(...)`)."""
         if not self.deadlocks:
             return False
         self._put(state)
-        return bool(self._run(self._entry_point("deadlock"), self._desc))
+        if not banned or self.ban_at < 0:
+            return bool(self._run(self._entry_point("deadlock"), self._desc))
+        ab, at = self.work[5], self.ban_at
+        for m in banned:  # (a move the table has no room for is not banned: a weaker test, still sound)
+            rt.ban(ab, at, self.MA[m], self.MARG[m, 1:])
+        ab[9] = at
+        try:
+            return bool(self._run(self._entry_point("deadlock"), self._desc))
+        finally:
+            ab[9] = -1
+            rt.clear_bans(ab, at)
 
     def heuristic(self, state) -> int:
         self._put(state)
@@ -342,16 +374,22 @@ def _descriptor(arrays) -> np.ndarray:
     return d
 
 
-def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0):
+BAN_SLOTS = 1 << 12  # the ban table's capacity (runtime.ban): up to half of it banned at once, more not recorded
+
+
+def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0,
+          ban_width: int = 0):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last; then
     `set_rows` rows the code keeps set values in: codegen.Lowering.row), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
     while searching; 0 to list every legal move), whether the move being made ran `safe`, whether it ran
     `commutes`, and a path search's `after` (path_successors; -2 when no path search orders commuting moves,
-    which expand then neither leaves out nor marks). With particles (of
-    `particles` kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and the chain
-    reaction's scratch (codegen.chain_code)."""
+    which expand then neither leaves out nor marks), whether the move ran `persists`, whether a path search
+    that bans moves lists them (expand then marks the persisting ones), and where the ban table lies while a
+    deadlock test may read it (-1: not now). With particles (of `particles` kinds) then the queue of particles
+    emitted and not yet flying (codegen.QUEUE) and the chain reaction's scratch (codegen.chain_code). With
+    `ban_width` (a game with `persists`: MARG's width), the ban table (runtime.ban) ends the row."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -361,10 +399,11 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     bm[:SCRATCH] = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
-            np.array(_FLAGS + (_chain_scratch(cells, particles) if particles else []), np.int64))
+            np.array(_FLAGS + (_chain_scratch(cells, particles) if particles else [])
+                     + ([ban_width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * ban_width) if ban_width else []), np.int64))
 
 
-_FLAGS = [0, 0, 0, 1, 0, 0, -2]  # ab[0:QUEUE], as the docstring above says
+_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1]  # ab[0:QUEUE], as the docstring above says
 assert len(_FLAGS) == QUEUE
 
 

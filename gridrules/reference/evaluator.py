@@ -17,6 +17,8 @@ MAX_LOOP = 1_000_000
 MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
 COMMUTES = ("commutes",)  # the same for `commutes`
+PERSISTS = ("persists",)  # the same for `persists`
+BANNED = ("banned",)  # while a deadlock condition is tested in a search that bans moves: {(action, arguments)}
 CHAIN = ("chain",)  # while a chain reaction runs: the particles its handlers emit, to start at the next step
 
 
@@ -520,6 +522,24 @@ class Compiler:
 
         return path
 
+    def b_banned(self, e, action, *args):
+        ai = action.value
+        fns = [self.expr(a) for a in args]
+        unordered = self.game.actions[ai].unordered
+
+        def banned(f):
+            bans = f.v.get(BANNED)
+            if not bans:
+                return False
+            values = tuple(fn(f) for fn in fns)
+            if unordered:  # (instances list an unordered action's values in their natural order)
+                if None in values:
+                    return False
+                values = tuple(sorted(values))
+            return (ai, values) in bans
+
+        return banned
+
     def b_roll(self, e, x, d):
         v, dv, body = self.expr(x), self.expr(d), self.bodies[x.ty.name]
 
@@ -722,6 +742,12 @@ class Compiler:
             f.v[COMMUTES] = True
 
         return commutes
+
+    def s_Persists(self, s):
+        def persists(f):
+            f.v[PERSISTS] = True
+
+        return persists
 
     def s_If(self, s):
         branches = [(self.expr(c), self.block(b)) for c, b in s.branches]

@@ -8,7 +8,7 @@ import re
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
-from .evaluator import COMMUTES, SAFE, Abort, Board, Compiler, Frame
+from .evaluator import BANNED, COMMUTES, PERSISTS, SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
 
@@ -132,8 +132,10 @@ class ReferenceSystem:
         procs = [c.procedure(a.proc) for a in game.actions]
         costs = [c.expr(a.cost) for a in game.actions]
         self.moves = []  # (text, action proc, args, cost fn, locals, span)
+        self._actions = []  # each move's action index
         for text, ai, args in (action_instances(inst, c) if moves is None else moves):
             action = game.actions[ai]
+            self._actions.append(ai)
             self.moves.append((text, procs[ai], args, costs[ai], action.proc.nlocals, action.span))
         self.goals = [c.expr(g) for g in game.goals]
         self.fails = [c.expr(x) for x in game.fails]
@@ -152,6 +154,7 @@ class ReferenceSystem:
         self._score = c.procedure(game.score) if game.score is not None else None
         self.scored = self._score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
+        self.persisting = game.persisting  # (a PersistingSystem: path searches call ban_successors)
         by_text: dict[str, set[int]] = {}
         for i, (text, *_) in enumerate(self.moves):
             by_text.setdefault(text, set()).add(i)
@@ -175,7 +178,12 @@ class ReferenceSystem:
         else -1 (the `after` for its own successors). A safe move taken alone gets -1."""
         return self._successors(state, None, False, after)
 
-    def _successors(self, state, only, every, after):
+    def ban_successors(self, state):
+        """What a path search that bans moves follows: successors() with each move's instance number and whether
+        it ran `persists` as a fourth and fifth item."""
+        return self._successors(state, None, False, None, numbered=True)
+
+    def _successors(self, state, only, every, after, numbered=False):
         base = self.inst.values(state)
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
@@ -204,6 +212,11 @@ class ReferenceSystem:
                 raise RuleRuntimeError(f"two legal moves are both written `{text}`", span,
                                        "give the actions notations that tell them apart")
             seen.add(text)
+            if numbered:
+                out.append((text, nxt, k, i, bool(v.get(PERSISTS))))
+                if v.get(SAFE) and not every:
+                    return out[-1:]
+                continue
             if v.get(SAFE) and not every:
                 return [(text, nxt, k) if after is None else (text, nxt, k, -1)]
             if after is None:
@@ -221,9 +234,15 @@ class ReferenceSystem:
     def is_goal(self, state) -> bool:
         return self._any(self.goals, self.inst.values(state))
 
-    def is_dead(self, state) -> bool:
-        """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here."""
-        return self.deadlocks and self._any(self._deadlocks, self.inst.values(state))
+    def is_dead(self, state, banned=()) -> bool:
+        """Whether a `deadlock` condition holds: the rules promise no goal can be reached from here (without the
+        moves `banned`, instance numbers, which the rules may read with `banned(...)`)."""
+        if not self.deadlocks:
+            return False
+        v = self.inst.values(state)
+        if banned:
+            v[BANNED] = {(self._actions[i], self.moves[i][2]) for i in banned}
+        return self._any(self._deadlocks, v)
 
     def heuristic(self, state) -> int:
         if not self._h:
