@@ -153,8 +153,9 @@ def _algorithm_option(f):
     return click.option(
         "--algorithm", "-a", type=click.Choice(names), default=None,
         help="Search algorithm. Default: `anytime` when the rules declare a `score` (the only one that ranks by "
-             "it), else `astar` when they declare an admissible heuristic (or --heuristic is given), else `bfs`; "
-             "both prove their solutions optimal (astar only while its heuristic is admissible). "
+             "it), else `astar` when they declare an admissible heuristic (or --heuristic is given) — `idastar` "
+             "when the level's moves persist (`persists`: a path search bans failed ones) —, else `bfs`; all "
+             "prove their solutions optimal (astar and idastar only while the heuristic is admissible). "
              + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
 
 
@@ -338,6 +339,8 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
     if algo == "anytime" and time_limit is None:
         time_limit = ANYTIME_SECONDS  # (an anytime search is meant to be stopped)
     system = api.system(inst, backend, heuristic, notice=_compile_notice)
+    if algorithm is None:
+        algo = api.level_algorithm(system, algo)
     label = f"{inst.level}: " if count > 1 else ""
     reporter = _Progress(label, algo, progress)
 

@@ -1,6 +1,7 @@
 """`gridrules query`, `moves` and `solve` on the bundled lianliankan ruleset."""
 from __future__ import annotations
 
+import json
 import random
 
 from cli_support import ROOT
@@ -40,6 +41,17 @@ def test_solving_a_shisen_sho_deal(run, write):
     r = run("solve", "lianliankan", level)
     assert r.code == 0, r.all
     assert r.out.startswith("72 moves (optimal)")
+
+
+def test_the_default_search_bans_moves_only_where_they_persist(run, write):
+    """Without gravity the removals persist, and `solve` runs IDA* (which bans failed ones); with gravity A*."""
+    level = write("deal.txt", deal(4, 6, 6, 3))
+    for gravity, algorithm in (("off", "idastar"), ("down", "astar")):
+        r = run("solve", "lianliankan", level, "--param", f"gravity={gravity}", "--format", "json")
+        rec = json.loads(r.out)
+        assert r.code in (0, 1) and rec["algorithm"] == algorithm, r.all
+    r = run("solve", "lianliankan", level, "--algorithm", "astar", "--format", "json")
+    assert json.loads(r.out)["algorithm"] == "astar"  # (a search named is the search run)
 
 
 # ---- listing moves -------------------------------------------------------------------------------------
