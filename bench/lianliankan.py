@@ -88,11 +88,12 @@ def deals(count: int, time_limit: float) -> dict:
 
     out = {}
     for gravity in ("off", "down"):
-        decided, cleared, greedy, times = 0, 0, 0, []
+        decided, cleared, greedy, times, algorithms = 0, 0, 0, [], {}
         for k in range(count):
             inst = _instance(gen.lianliankan_deal(index=k), [f"gravity={gravity}"])
             sys_ = api.system(inst)
             algorithm = api.level_algorithm(sys_, "astar")  # (what `gridrules solve` runs)
+            algorithms[algorithm] = algorithms.get(algorithm, 0) + 1
             t = time.perf_counter()
             sol = sys_.search(algorithm, Budget(time_limit=time_limit, admissible=True))
             times.append(time.perf_counter() - t)
@@ -105,7 +106,7 @@ def deals(count: int, time_limit: float) -> dict:
                     break
                 state = moves[0][1]
             greedy += sys_.is_goal(state)
-        out[gravity] = {"algorithm": algorithm, "deals": count, "decided": decided,
+        out[gravity] = {"algorithms": algorithms, "deals": count, "decided": decided,
                         "decided_pct": round(100 * decided / count, 1),
                         "cleared": cleared, "greedy_cleared": greedy, "median_s": round(statistics.median(times), 3),
                         "max_s": round(max(times), 3), "ok": decided >= 0.99 * count}

@@ -287,7 +287,8 @@ def small_deal(seed):
 @given(st.integers(0, 10**6))
 def test_the_relaxation_calls_dead_only_boards_that_cannot_be_cleared(seed):
     """The `deadlock` promise with bans: at every reachable state, with no move banned and with a random set of
-    legal moves banned, a state called dead has no clearing that avoids the banned moves; the backends agree."""
+    legal moves banned, a state called dead has no clearing that avoids the banned moves; the backends agree (and
+    on the moves a search that bans them follows, each persisting, a safe one too)."""
     text, params = small_deal(seed)
     inst = make(text, **params)
     ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
@@ -307,6 +308,8 @@ def test_the_relaxation_calls_dead_only_boards_that_cannot_be_cleared(seed):
             seen.add(state)
             todo += [ref.step(state, m)[0] for m in ref.legal_moves(state)]
     for state in seen:
+        assert ref.ban_successors(state) == nat.ban_successors(state)
+        assert all(persists for *_, persists in ref.ban_successors(state))
         legal = [number[m] for m in ref.legal_moves(state)]
         for banned in (set(), set(rnd.sample(legal, rnd.randint(0, len(legal))))):
             dead = ref.is_dead(state, banned)

@@ -1706,6 +1706,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("for w in range(OUT.shape[1]):")
         o("    OUT[0, w] = OUT[n - 1, w]")
         o("MOVE[0] = m")
+        if persists:
+            o("if ab[7] != 0 and ab[8] != 0:  # (marked as below)")
+            o("    MOVE[0] = -1 - m")
         o("COST[0] = k")
         o("return 1")
         o.dedent()
