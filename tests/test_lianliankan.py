@@ -333,6 +333,15 @@ def test_banning_search_decides_like_a_plain_one(seed):
     assert nat.search("idastar").status == expect
 
 
+def test_the_relaxation_is_tested_only_without_gravity():
+    """`deadlock: gravity == off and ...` can never hold under gravity: searches then skip the test (a part of the
+    condition that reads only parameters is decided once per level)."""
+    for gravity, live in (("off", True), ("down", False), ("split", False)):
+        inst = make(deal(4, 4, 4, 0), gravity=gravity)
+        for backend in ("reference", "compiled"):
+            assert api.system(inst, backend).deadlocks == live, (gravity, backend)
+
+
 def test_bans_cut_the_search():
     """On 6x6 boards of nine kinds, paths with one turn on the board, failed persisting moves banned below their
     later siblings (and the relaxation reading the bans) leave IDA* less to expand than it has without them."""

@@ -79,7 +79,7 @@ class CompiledSystem:
     def __init__(self, inst: Instance, heuristic: str | None = None, notice=None, moves=None):
         """notice(text), when given, hears that native code is about to be compiled (a first use); moves: the
         move instances to offer, as reference.system.action_instances gives them (default: all)."""
-        from ..reference.system import interpreter, min_move_cost
+        from ..reference.system import interpreter, live_deadlocks, min_move_cost
 
         self.inst = inst
         given = moves
@@ -145,7 +145,9 @@ class CompiledSystem:
         self.min_move_cost = min_move_cost(game, rules)
         self.scored = game.score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
-        self.deadlocks = bool(game.deadlocks)  # (a DeadlockSystem: searches skip states where is_dead holds)
+        # (a DeadlockSystem: searches skip states where is_dead holds; the generated test holds every condition,
+        # and is called only when one of them can hold in this instance)
+        self.deadlocks = bool(live_deadlocks(game, rules))
 
     def _statics(self, low):
         inst = self.inst

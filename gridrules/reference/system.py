@@ -46,6 +46,19 @@ def min_move_cost(game: ir.Game, compiler: Compiler) -> int:
     return max(0, min(costs)) if costs else 0
 
 
+def live_deadlocks(game: ir.Game, compiler: Compiler) -> tuple:
+    """The `deadlock` conditions that can hold in this instance: one with a part (of its top-level `and`s) that
+    reads only parameters and is false here never holds, and the searches need not test it in every state
+    (Lianliankan's relaxation, `gravity == off and ...`, under gravity)."""
+    def parts(e):
+        if isinstance(e, ir.BinOp) and e.op == "and":
+            return parts(e.left) + parts(e.right)
+        return [e]
+
+    return tuple(d for d in game.deadlocks
+                 if not any(ir.params_only(p) and not compiler.expr(p)(Frame({}, 0)) for p in parts(d)))
+
+
 def interpreter(inst: Instance) -> Compiler:
     """The reference interpreter set up for one instance (board, parameters, array shapes, defs)."""
     c = Compiler(inst.game, Board(inst.rows, inst.cols), dict(inst.params), dict(inst.doms))
@@ -139,7 +152,7 @@ class ReferenceSystem:
             self.moves.append((text, procs[ai], args, costs[ai], action.proc.nlocals, action.span))
         self.goals = [c.expr(g) for g in game.goals]
         self.fails = [c.expr(x) for x in game.fails]
-        self._deadlocks = [c.expr(x) for x in game.deadlocks]
+        self._deadlocks = [c.expr(x) for x in live_deadlocks(game, c)]
         self.deadlocks = bool(self._deadlocks)  # (a DeadlockSystem: searches skip states where is_dead holds)
         self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}
         self.heuristic_name = heuristic
