@@ -227,6 +227,15 @@ class Persists(Node):
 
 
 @dataclass(frozen=True)
+class Chooses(Node):
+    """`chooses v`: the move is one of the options for `v`; a search tries first the moves of the value with the
+    fewest legal moves (fail first)."""
+
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class Emit(Node):
     """`emit P(cell)` or `emit P(cell, dir)`: send particles of kind P flying (see ParticleDecl)."""
 
@@ -257,7 +266,7 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Persists | Emit | If | For | While
+Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Persists | Chooses | Emit | If | For | While
 
 
 # ---- declarations ------------------------------------------------------------------------------

@@ -645,6 +645,14 @@ class Checker:
                 self.error("`persists` marks a move, so it belongs in an action", s,
                            "put it in the action, in the branch of an `if` where the move is known to persist")
             return [ir.Persists(s.span)]
+        if isinstance(s, A.Chooses):
+            if sc.kind != "action":
+                self.error("`chooses` marks a move, so it belongs in an action", s,
+                           "put it in the action, before the move changes what the value reads")
+            v = self.expr(s.value, sc)
+            if not (v.ty in (INT, BOOL, DIR, ERR) or v.ty.kind == "enum"):
+                self.error(f"`chooses` takes an int, bool or enum value, not {v.ty}", s.value)
+            return [ir.Chooses(v, s.span)]
         if isinstance(s, A.Emit):
             return self._emit(s, sc)
         if isinstance(s, A.Let):

@@ -296,6 +296,14 @@ class Persists(Stmt):
 
 
 @dataclass(frozen=True)
+class Chooses(Stmt):
+    """The move is one of the options for `value` (see docs, `chooses`): searches try the smallest choices first."""
+
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class Eval(Stmt):
     call: Expr
     span: Span | None = SPAN

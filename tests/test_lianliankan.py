@@ -333,6 +333,29 @@ def test_banning_search_decides_like_a_plain_one(seed):
     assert nat.search("idastar").status == expect
 
 
+def test_a_search_decides_the_kinds_with_fewest_pairs_first():
+    """`chooses kind(tile[a])`: without gravity a search lists the moves of the kinds with the fewest legal pairs
+    first, each kind's in instance order (listing the legal moves keeps instance order); both backends alike."""
+    inst = make(deal(8, 18, 36, 4))
+    ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
+    rnd, state, checked = random.Random(4), inst.initial, 0
+    while True:
+        searched = nat.successors(state)
+        if not searched:
+            break
+        if len(searched) > 1:
+            assert [m for m, _, _ in searched] == [m for m, _, _ in ref.successors(state)]
+            legal = nat.legal_moves(state)
+            board = tiles(inst, state)
+            kind = {m: board[int(m.split(",")[0]) - 1][int(m.split(",")[1].split("-")[0]) - 1] for m in legal}
+            pairs = {k: sum(1 for m in legal if kind[m] == k) for k in kind.values()}
+            key = [(pairs[kind[m]], legal.index(m)) for m, _, _ in searched]
+            assert key == sorted(key) and sorted(m for m, _, _ in searched) == sorted(legal)
+            checked += 1
+        state = rnd.choice(searched)[1]
+    assert checked > 5
+
+
 def test_the_relaxation_is_tested_only_without_gravity():
     """`deadlock: gravity == off and ...` can never hold under gravity: searches then skip the test (a part of the
     condition that reads only parameters is decided once per level)."""

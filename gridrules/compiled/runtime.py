@@ -746,3 +746,32 @@ def clear_bans(ab, at):
     for s in range(ab[at + 1]):
         ab[at + BAN_HEADER + s * w] = -1
     ab[at + 2] = 0
+
+
+# ---- `chooses`: the moves of the smallest choices first
+CHOSE_NOTHING = -(1 << 40)  # (codegen.NONE: the choice of a move that ran no `chooses`, a choice of its own)
+
+
+@njit(cache=True)
+def fewest_first(OUT, MOVE, COST, choices, n):
+    """Reorder the n moves listed (rows of OUT, MOVE, COST) so that the choices with the fewest moves come first,
+    in listing order within a choice and between choices of as many moves (reference.system.fewest_first)."""
+    by_value = np.empty(n, np.int64)
+    argsort_ints(choices, n, by_value)
+    key = np.empty(n, np.int64)
+    i = 0
+    while i < n:
+        j = i
+        while j < n and choices[by_value[j]] == choices[by_value[i]]:
+            j += 1
+        for k in range(i, j):
+            size = 1 if choices[by_value[k]] == CHOSE_NOTHING else j - i
+            key[by_value[k]] = size * n + by_value[k]
+        i = j
+    order = np.empty(n, np.int64)
+    argsort_ints(key, n, order)
+    rows, moves, costs = OUT[:n].copy(), MOVE[:n].copy(), COST[:n].copy()
+    for k in range(n):
+        OUT[k] = rows[order[k]]
+        MOVE[k] = moves[order[k]]
+        COST[k] = costs[order[k]]

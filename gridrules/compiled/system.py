@@ -122,8 +122,9 @@ class CompiledSystem:
         self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
         self.persisting = inst.game.persisting  # (a PersistingSystem: path searches call ban_successors)
         ban_width = self.MARG.shape[1] if self.persisting else 0
+        chooses = any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in inst.game.actions)
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
-                          ban_width)
+                          ban_width, max(1, len(moves)) if chooses else 0)
         # where the ban table starts in ab (-1: none)
         self.ban_at = len(self.work[5]) - BAN_HEADER - BAN_SLOTS * ban_width if ban_width else -1
         words = inst.layout.words
@@ -380,7 +381,7 @@ BAN_SLOTS = 1 << 12  # the ban table's capacity (runtime.ban): up to half of it 
 
 
 def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0,
-          ban_width: int = 0):
+          ban_width: int = 0, choices: int = 0):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last; then
     `set_rows` rows the code keeps set values in: codegen.Lowering.row), and `ab`:
@@ -389,9 +390,11 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     `commutes`, and a path search's `after` (path_successors; -2 when no path search orders commuting moves,
     which expand then neither leaves out nor marks), whether the move ran `persists`, whether a path search
     that bans moves lists them (expand then marks the persisting ones), and where the ban table lies while a
-    deadlock test may read it (-1: not now). With particles (of `particles` kinds) then the queue of particles
-    emitted and not yet flying (codegen.QUEUE) and the chain reaction's scratch (codegen.chain_code). With
-    `ban_width` (a game with `persists`: MARG's width), the ban table (runtime.ban) ends the row."""
+    deadlock test may read it (-1: not now), whether the move ran `chooses`, its value, and where the choices of
+    the moves listed are kept (-1: no `chooses`). With particles (of `particles` kinds) then the queue of particles
+    emitted and not yet flying (codegen.QUEUE) and the chain reaction's scratch (codegen.chain_code). Then room
+    for `choices` choices (a game with `chooses`: one per move), and with `ban_width` (a game with `persists`:
+    MARG's width), the ban table (runtime.ban) ends the row."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -401,11 +404,20 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     bm[:SCRATCH] = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
-            np.array(_FLAGS + (_chain_scratch(cells, particles) if particles else [])
-                     + ([ban_width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * ban_width) if ban_width else []), np.int64))
+            _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width))
 
 
-_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1]  # ab[0:QUEUE], as the docstring above says
+def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
+    row = _FLAGS + chain
+    if choices:
+        row[12] = len(row)
+        row += [0] * choices
+    if ban_width:
+        row += [ban_width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * ban_width)
+    return np.array(row, np.int64)
+
+
+_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1, 0, 0, -1]  # ab[0:QUEUE], as the docstring above says
 assert len(_FLAGS) == QUEUE
 
 

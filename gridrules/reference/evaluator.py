@@ -18,6 +18,7 @@ MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
 COMMUTES = ("commutes",)  # the same for `commutes`
 PERSISTS = ("persists",)  # the same for `persists`
+CHOOSES = ("chooses",)  # the value a `chooses` statement names
 BANNED = ("banned",)  # while a deadlock condition is tested in a search that bans moves: {(action, arguments)}
 CHAIN = ("chain",)  # while a chain reaction runs: the particles its handlers emit, to start at the next step
 
@@ -742,6 +743,14 @@ class Compiler:
             f.v[COMMUTES] = True
 
         return commutes
+
+    def s_Chooses(self, s):
+        value = self.expr(s.value)
+
+        def chooses(f):
+            f.v[CHOOSES] = value(f)
+
+        return chooses
 
     def s_Persists(self, s):
         def persists(f):

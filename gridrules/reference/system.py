@@ -8,7 +8,7 @@ import re
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
-from .evaluator import BANNED, COMMUTES, PERSISTS, SAFE, Abort, Board, Compiler, Frame
+from .evaluator import BANNED, CHOOSES, COMMUTES, PERSISTS, SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
 
@@ -57,6 +57,16 @@ def live_deadlocks(game: ir.Game, compiler: Compiler) -> tuple:
 
     return tuple(d for d in game.deadlocks
                  if not any(ir.params_only(p) and not compiler.expr(p)(Frame({}, 0)) for p in parts(d)))
+
+
+def fewest_first(moves: list, choices: list) -> list:
+    """The moves a search tries, the choices with the fewest moves first (`chooses`: fail first), in listing order
+    within a choice and between choices of as many moves; a move that chose nothing is a choice of its own."""
+    size: dict = {}
+    for c in choices:
+        size[c] = size.get(c, 0) + 1
+    order = sorted(range(len(moves)), key=lambda j: (1 if choices[j] is None else size[choices[j]], j))
+    return [moves[j] for j in order]
 
 
 def interpreter(inst: Instance) -> Compiler:
@@ -201,6 +211,7 @@ class ReferenceSystem:
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
         out = []
+        choices = []  # per move listed, the value it ran `chooses` with (else None)
         for i, (text, proc, args, cost, nlocals, span) in enumerate(self.moves):
             if only is not None and i not in only:
                 continue
@@ -229,15 +240,19 @@ class ReferenceSystem:
                 out.append((text, nxt, k, i, bool(v.get(PERSISTS))))
                 if v.get(SAFE) and not every:
                     return out[-1:]
-                continue
-            if v.get(SAFE) and not every:
+            elif v.get(SAFE) and not every:
                 return [(text, nxt, k) if after is None else (text, nxt, k, -1)]
-            if after is None:
+            elif after is None:
                 out.append((text, nxt, k))
             elif not v.get(COMMUTES):
                 out.append((text, nxt, k, -1))
             elif i >= after:
                 out.append((text, nxt, k, i))
+            else:
+                continue
+            choices.append(v.get(CHOOSES))
+        if not every and any(c is not None for c in choices):
+            out = fewest_first(out, choices)
         return out
 
     def _any(self, preds, v) -> bool:
