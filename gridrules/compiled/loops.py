@@ -333,7 +333,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             bound = meta[1] = meta[2]
             meta[2] = -1
             _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                      ban_at)
+                          ban_at)
             done += 1
             if max_states >= 0 and meta[3] > max_states:
                 meta[6] = 5
