@@ -239,3 +239,42 @@ def replay(system, moves):
         state, cost = matches[0]
         total += cost
     return state, total
+
+
+@dataclass
+class Knapsack:
+    """Take items (each once) until their weights sum to exactly `target`; a move costs 1. Every move persists:
+    a solution that takes item i later takes it among the same items, so taking it first stays within the target
+    and ends alike (solvers.PersistingSystem). With `dead`, a state from which the items not taken (and not
+    banned) cannot make up the rest is a deadlock (solvers.DeadlockSystem)."""
+
+    weights: tuple
+    target: int
+    dead: bool = False
+    persisting: bool = True
+
+    def initial(self):
+        return frozenset()
+
+    def successors(self, state):
+        return [(m, child, k) for m, child, k, _, _ in self.ban_successors(state)]
+
+    def ban_successors(self, state):
+        total = sum(self.weights[i] for i in state)
+        return [(f"take{i}", state | {i}, 1, i, True) for i, w in enumerate(self.weights)
+                if i not in state and total + w <= self.target]
+
+    def is_goal(self, state):
+        return sum(self.weights[i] for i in state) == self.target
+
+    def heuristic(self, state):
+        return 0
+
+    @property
+    def deadlocks(self):
+        return self.dead
+
+    def is_dead(self, state, banned=()):
+        rest = self.target - sum(self.weights[i] for i in state)
+        free = [w for i, w in enumerate(self.weights) if i not in state and i not in banned and w <= rest]
+        return sum(free) < rest
