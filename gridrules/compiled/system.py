@@ -408,6 +408,7 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
 
 
 def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
+    """`ab`: the flags, the particles' scratch, room for the choices (its place in ab[12]), the ban table."""
     row = _FLAGS + chain
     if choices:
         row[12] = len(row)
