@@ -19,6 +19,18 @@ BUILTINS = ("region", "group", "neighbours", "count", "any", "empty", "distinct"
             "abs", "min", "max", "first", "roll", "path", "banned")
 
 
+# The statements that mark a move: their word, IR node, and the hint when one is written outside an action.
+MARKS = {
+    A.Safe: ("safe", ir.Safe,
+             "let a def decide and the action mark: `if lone(a):` in the action, `safe` indented under it"),
+    A.Commutes: ("commutes", ir.Commutes,
+                 "put it in the action, in the branch of an `if` where the move is known to commute"),
+    A.Persists: ("persists", ir.Persists,
+                 "put it in the action, in the branch of an `if` where the move is known to persist"),
+    A.Chooses: ("chooses", ir.Chooses, "put it in the action, before the move changes what the value reads"),
+}
+
+
 def _same(a: Ty, b: Ty) -> bool:
     return a == ERR or b == ERR or a == b
 
@@ -630,25 +642,13 @@ class Checker:
     def stmt(self, s, sc: Scope) -> list[ir.Stmt]:
         if isinstance(s, A.Pass):
             return []
-        if isinstance(s, A.Safe):
+        mark = MARKS.get(type(s))
+        if mark is not None:  # safe, commutes, persists, chooses: what a move promises or tells the searches
+            word, node, hint = mark
             if sc.kind != "action":
-                self.error("`safe` marks a move, so it belongs in an action", s,
-                           "let a def decide and the action mark: `if lone(a):` in the action, `safe` indented under it")
-            return [ir.Safe(s.span)]
-        if isinstance(s, A.Commutes):
-            if sc.kind != "action":
-                self.error("`commutes` marks a move, so it belongs in an action", s,
-                           "put it in the action, in the branch of an `if` where the move is known to commute")
-            return [ir.Commutes(s.span)]
-        if isinstance(s, A.Persists):
-            if sc.kind != "action":
-                self.error("`persists` marks a move, so it belongs in an action", s,
-                           "put it in the action, in the branch of an `if` where the move is known to persist")
-            return [ir.Persists(s.span)]
-        if isinstance(s, A.Chooses):
-            if sc.kind != "action":
-                self.error("`chooses` marks a move, so it belongs in an action", s,
-                           "put it in the action, before the move changes what the value reads")
+                self.error(f"`{word}` marks a move, so it belongs in an action", s, hint)
+            if node is not ir.Chooses:
+                return [node(s.span)]
             v = self.expr(s.value, sc)
             if not (v.ty in (INT, BOOL, DIR, ERR) or v.ty.kind == "enum"):
                 self.error(f"`chooses` takes an int, bool or enum value, not {v.ty}", s.value)
