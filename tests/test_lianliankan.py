@@ -273,13 +273,13 @@ def test_pairs_listed_by_buckets_agree_with_trying_each(monkeypatch):
 
 # ---- without gravity: persisting moves, bans and the relaxation -------------------------------------------
 def small_deal(seed):
-    """A 3x4 board of two or four tiles of three kinds (some cells empty), its paths limited at random, so that
-    some boards cannot be cleared."""
+    """A 3x4 board of two or four tiles of three types (some cells empty), its paths limited at random, so that
+    some boards cannot be cleared; on some, types 2..5 are flowers (any two of them match)."""
     rnd = random.Random(seed)
     cells = [t for t in range(1, 4) for _ in range(rnd.choice((2, 4)))]
     cells += [0] * (12 - len(cells))
     rnd.shuffle(cells)
-    params = {"outside": rnd.random() < 0.5, "turns": rnd.choice((0, 1, 2))}
+    params = {"outside": rnd.random() < 0.5, "turns": rnd.choice((0, 1, 2)), "flowers": rnd.choice((0, 0, 2))}
     return board_text([cells[r * 4:(r + 1) * 4] for r in range(3)]), params
 
 
