@@ -1104,7 +1104,8 @@ class Checker:
             init=init, goals=tuple(goals), fails=tuple(fails), deadlocks=tuple(deadlocks), limit=limit,
             heuristics=tuple(heuristics), formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
             commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions),
-            persisting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Persists)) for a in actions))
+            persisting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Persists)) for a in actions),
+            choosing=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in actions))
 
     def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:
         """A heuristic's or the score's body: it reads the state and returns an int on every path."""

@@ -488,6 +488,7 @@ class Game:
     score: Procedure | None = None  # what a solution is worth, read on its last state (higher is better)
     commuting: bool = False  # some action runs `commutes`: path searches try one order of commuting moves
     persisting: bool = False  # some action runs `persists`: path searches ban a failed persisting move below
+    choosing: bool = False  # some action runs `chooses`: searches try the smallest choices first
 
     def enum_values(self, name: str) -> tuple[str, ...]:
         if name == "dir":

@@ -189,3 +189,46 @@ def test_moves_says_when_the_rules_call_a_state_a_deadlock(tmp_path):
     assert run.exit_code == 1 and "a deadlock" in run.output
     run = CliRunner().invoke(cli, ["moves", str(rules), str(level), "--after", "L", "--format", "json"])
     assert run.exit_code == 1 and '"deadlock": true' in run.output
+
+
+TRIOS = """
+game trios "Trios"
+
+layer tile: 0..9
+
+action take(a: cell, b: cell, c: cell) unordered "{a}+{b}+{c}":
+    require tile[a] != 0 and tile[a] == tile[b] and tile[b] == tile[c]
+    persists
+    tile[a] = 0
+    tile[b] = 0
+    tile[c] = 0
+
+goal: empty(cells where tile != 0)
+
+# A tile is stuck when every trio it could be taken in is banned (`banned` names the trio in any order).
+def stuck(a: cell):
+    for b in cells where tile == tile[a] and here != a:
+        for c in cells where tile == tile[a] and here != a and here != b:
+            if not banned(take(c, a, b)):
+                return false
+    return true
+
+deadlock: any(cells where tile != 0 and stuck(here))
+
+level numbers:
+    * : tile = value
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_banned_names_a_move_of_an_unordered_action_in_any_order(seed):
+    """`banned(take(c, a, b))` finds the banned trio whatever the order of its cells, in both backends alike."""
+    inst = instance_from_rules(TRIOS, "1 1 2 2\n1 2 1 2\n")
+    ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
+    rnd = random.Random(seed)
+    numbers = [i for i, (text, *_) in enumerate(ref.moves) if text in ref.legal_moves(inst.initial)]
+    for _ in range(20):
+        banned = set(rnd.sample(numbers, rnd.randint(0, len(numbers))))
+        dead = ref.is_dead(inst.initial, banned)
+        assert nat.is_dead(inst.initial, banned) == dead, banned
+    assert ref.is_dead(inst.initial, set(numbers)) and not ref.is_dead(inst.initial, set())

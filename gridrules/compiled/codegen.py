@@ -13,7 +13,6 @@ one compiled module.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 
 from .. import ir
@@ -870,24 +869,17 @@ class Lowering:
         return found
 
     def b_banned(self, e, o, ctx):
-        """Whether the move is in the ban table (runtime.is_banned): its argument columns as MARG holds them; an
-        unordered action's in each order (its instance holds one)."""
+        """Whether the move is in the ban table (runtime.is_banned): its argument columns as MARG holds them (an
+        unordered action's values sorted first, as its instance lists them)."""
         ai = e.args[0].value
         columns = []
         for a in e.args[1:]:
             v = self.ex(a, o, ctx)
-            columns.append([f"np.int64({x})" for x in (v if isinstance(v, tuple) else (v,))])
-        orders = [columns]
-        if self.game.actions[ai].unordered:
-            if len(columns) > 4:
-                raise Unsupported("`banned` of an unordered action of more than four parameters")
-            orders = [list(p) for p in itertools.permutations(columns)]
-        found = self.t()
-        o(f"{found} = False")
-        for order in orders:
-            key = [x for col in order for x in col] or ["np.int64(0)"]
-            o(f"{found} = {found} or rt.is_banned(ab, ab[9], {ai}, ({', '.join(key)},))")
-        return found
+            columns += [f"np.int64({x})" for x in (v if isinstance(v, tuple) else (v,))]
+        key = f"({', '.join(columns or ['np.int64(0)'])},)"
+        if self.game.actions[ai].unordered:  # (an unordered action has two or more values of one type)
+            return f"rt.is_banned_unordered(ab, ab[9], {ai}, {key}, {len(columns) // (len(e.args) - 1)})"
+        return f"rt.is_banned(ab, ab[9], {ai}, {key})"
 
     def b_roll(self, e, o, ctx):
         x, d = e.args
@@ -1709,7 +1701,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("COST[n] = k")
     o("n += 1")
     if chooses:
-        o(f"ab[ab[12] + n - 1] = ab[11] if ab[10] != 0 else {NONE}")
+        o("ab[ab[12] + n - 1] = ab[11] if ab[10] != 0 else rt.CHOSE_NOTHING")
     if safe:
         o("if ab[4] != 0 and ab[3] != 0:  # a safe move, and the caller searches: it is the only successor")
         o.indent()

@@ -721,6 +721,29 @@ def is_banned(ab, at, action, key):
 
 
 @njit(cache=True)
+def is_banned_unordered(ab, at, action, key, width):
+    """is_banned for an unordered action: its values (groups of `width` columns) put first in the order its
+    instance lists them (cells in reading order, numbers ascending: lexicographic on the columns)."""
+    if at < 0:
+        return False
+    k = np.empty(len(key), np.int64)
+    for j in range(len(key)):
+        k[j] = key[j]
+    for g in range(1, len(key) // width):  # (insertion sort of a few groups)
+        h = g
+        while h > 0:
+            first = 0
+            while first < width and k[h * width + first] == k[(h - 1) * width + first]:
+                first += 1
+            if first == width or k[h * width + first] > k[(h - 1) * width + first]:
+                break
+            for c in range(width):
+                k[h * width + c], k[(h - 1) * width + c] = k[(h - 1) * width + c], k[h * width + c]
+            h -= 1
+    return ab[_ban_slot(ab, at, action, k)] >= 0
+
+
+@njit(cache=True)
 def ban(ab, at, action, key):
     """Put the move in the table; False (nothing done) when the table is half full."""
     if 2 * (ab[at + 2] + 1) > ab[at + 1]:
@@ -749,7 +772,7 @@ def clear_bans(ab, at):
 
 
 # ---- `chooses`: the moves of the smallest choices first
-CHOSE_NOTHING = -(1 << 40)  # (codegen.NONE: the choice of a move that ran no `chooses`, a choice of its own)
+CHOSE_NOTHING = -(1 << 40)  # the choice of a move that ran no `chooses` (expand writes it): a choice of its own
 
 
 @njit(cache=True)

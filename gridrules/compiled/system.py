@@ -122,9 +122,8 @@ class CompiledSystem:
         self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
         self.persisting = inst.game.persisting  # (a PersistingSystem: path searches call ban_successors)
         ban_width = self.MARG.shape[1] if self.persisting else 0
-        chooses = any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in inst.game.actions)
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
-                          ban_width, max(1, len(moves)) if chooses else 0)
+                          ban_width, max(1, len(moves)) if inst.game.choosing else 0)
         # where the ban table starts in ab (-1: none)
         self.ban_at = len(self.work[5]) - BAN_HEADER - BAN_SLOTS * ban_width if ban_width else -1
         words = inst.layout.words
