@@ -212,16 +212,24 @@ def test_solving_agrees_with_search_without_safe_moves(seed, gravity):
             assert len(sol.moves) == 6 and sol.optimal
 
 
+def small_deal(seed):
+    """A 3x4 board of two or four tiles of three types (some cells empty), its paths limited at random, so that
+    some boards cannot be cleared; on some, types 2..5 are flowers (any two of them match)."""
+    rnd = random.Random(seed)
+    cells = [t for t in range(1, 4) for _ in range(rnd.choice((2, 4)))]
+    cells += [0] * (12 - len(cells))
+    rnd.shuffle(cells)
+    params = {"outside": rnd.random() < 0.5, "turns": rnd.choice((0, 1, 2)), "flowers": rnd.choice((0, 0, 2))}
+    return board_text([cells[r * 4:(r + 1) * 4] for r in range(3)]), params
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["off", "down", "up", "left", "right", "split", "converge"]))
 def test_safe_moves_never_spoil_a_clearing(seed, gravity):
     """At every state reachable on a small board (some cells empty, so tiles may float until they slide), the
     moves a search tries (a safe move alone) can clear the board exactly when some legal move can."""
-    rnd = random.Random(seed)
-    cells = [t for t in range(1, 4) for _ in range(rnd.choice((2, 4)))]
-    cells += [0] * (12 - len(cells))
-    rnd.shuffle(cells)
-    inst = make(board_text([cells[r * 4:(r + 1) * 4] for r in range(3)]), gravity=gravity)
+    text, _ = small_deal(seed)
+    inst = make(text, gravity=gravity)
     ref = api.system(inst, "reference")
     memo = {}
 
@@ -235,7 +243,7 @@ def test_safe_moves_never_spoil_a_clearing(seed, gravity):
     for state, can in list(memo.items()):
         if can and not ref.is_goal(state):
             assert any(clearable(after) for _, after, _ in ref.successors(state)), \
-                (cells, gravity, inst.values(state)["tile"])
+                (text, gravity, inst.values(state)["tile"])
 
 
 @settings(max_examples=15, deadline=None)
@@ -272,17 +280,6 @@ def test_pairs_listed_by_buckets_agree_with_trying_each(monkeypatch):
 
 
 # ---- without gravity: persisting moves, bans and the relaxation -------------------------------------------
-def small_deal(seed):
-    """A 3x4 board of two or four tiles of three types (some cells empty), its paths limited at random, so that
-    some boards cannot be cleared; on some, types 2..5 are flowers (any two of them match)."""
-    rnd = random.Random(seed)
-    cells = [t for t in range(1, 4) for _ in range(rnd.choice((2, 4)))]
-    cells += [0] * (12 - len(cells))
-    rnd.shuffle(cells)
-    params = {"outside": rnd.random() < 0.5, "turns": rnd.choice((0, 1, 2)), "flowers": rnd.choice((0, 0, 2))}
-    return board_text([cells[r * 4:(r + 1) * 4] for r in range(3)]), params
-
-
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6))
 def test_the_relaxation_calls_dead_only_boards_that_cannot_be_cleared(seed):
