@@ -166,8 +166,15 @@ def default_algorithm(game: ir.Game, heuristic: str | None = None) -> str:
 def level_algorithm(system, algorithm: str) -> str:
     """The game's default search (`default_algorithm`) refined for one level: `idastar` rather than `astar` when
     the level's first moves run `persists` — a path search bans the failed ones, and the rules' `deadlock` may
-    read the bans; A* can do neither (Lianliankan without gravity: 199 deals of 200 decided in 1 s, A* 189)."""
-    if (algorithm == "astar" and getattr(system, "persisting", False) and not getattr(system, "commuting", False)
+    read the bans; A* can do neither (Lianliankan without gravity: 199 deals of 200 decided in 1 s, A* 189) —
+    or when the rules order the moves (`ranks`, `chooses`): a depth-first search follows that order, and starts
+    over in random orders when it stalls, which A* cannot (Lianliankan with gravity: 200 of 200, A* 198)."""
+    if algorithm != "astar":
+        return algorithm
+    game = system.inst.game
+    if game.ranking or game.choosing:
+        return "idastar"
+    if (getattr(system, "persisting", False) and not getattr(system, "commuting", False)
             and any(persists for *_, persists in system.ban_successors(system.initial()))):
         return "idastar"
     return algorithm

@@ -236,6 +236,14 @@ class Chooses(Node):
 
 
 @dataclass(frozen=True)
+class Ranks(Node):
+    """`ranks v`: the move's rank; a search tries the moves of lower rank first (after `chooses`)."""
+
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class Emit(Node):
     """`emit P(cell)` or `emit P(cell, dir)`: send particles of kind P flying (see ParticleDecl)."""
 
@@ -266,7 +274,8 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Persists | Chooses | Emit | If | For | While
+Stmt = (Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Persists | Chooses | Ranks
+        | Emit | If | For | While)
 
 
 # ---- declarations ------------------------------------------------------------------------------

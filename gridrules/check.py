@@ -28,6 +28,7 @@ MARKS = {
     A.Persists: ("persists", ir.Persists,
                  "put it in the action, in the branch of an `if` where the move is known to persist"),
     A.Chooses: ("chooses", ir.Chooses, "put it in the action, before the move changes what the value reads"),
+    A.Ranks: ("ranks", ir.Ranks, "put it in the action, before the move changes what the rank reads"),
 }
 
 
@@ -643,16 +644,18 @@ class Checker:
         if isinstance(s, A.Pass):
             return []
         mark = MARKS.get(type(s))
-        if mark is not None:  # safe, commutes, persists, chooses: what a move promises or tells the searches
+        if mark is not None:  # safe, commutes, persists, chooses, ranks: what a move promises or tells the searches
             word, node, hint = mark
             if sc.kind != "action":
                 self.error(f"`{word}` marks a move, so it belongs in an action", s, hint)
-            if node is not ir.Chooses:
+            if node not in (ir.Chooses, ir.Ranks):
                 return [node(s.span)]
             v = self.expr(s.value, sc)
-            if not (v.ty in (INT, BOOL, DIR, ERR) or v.ty.kind == "enum"):
+            if node is ir.Ranks and v.ty not in (INT, ERR):
+                self.error(f"`ranks` takes an int, not {v.ty}", s.value, "lower ranks are tried first")
+            elif not (v.ty in (INT, BOOL, DIR, ERR) or v.ty.kind == "enum"):
                 self.error(f"`chooses` takes an int, bool or enum value, not {v.ty}", s.value)
-            return [ir.Chooses(v, s.span)]
+            return [node(v, s.span)]
         if isinstance(s, A.Emit):
             return self._emit(s, sc)
         if isinstance(s, A.Let):
@@ -1105,7 +1108,8 @@ class Checker:
             heuristics=tuple(heuristics), formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
             commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions),
             persisting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Persists)) for a in actions),
-            choosing=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in actions))
+            choosing=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in actions),
+            ranking=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Ranks)) for a in actions))
 
     def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:
         """A heuristic's or the score's body: it reads the state and returns an int on every path."""

@@ -236,6 +236,14 @@ class SetLocal(Stmt):
 
 
 @dataclass(frozen=True)
+class Ranks(Stmt):
+    """The move's rank is `value` (see docs, `ranks`): searches try the moves of lower rank first."""
+
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class SetGlobal(Stmt):
     name: str
     value: Expr
@@ -489,6 +497,7 @@ class Game:
     commuting: bool = False  # some action runs `commutes`: path searches try one order of commuting moves
     persisting: bool = False  # some action runs `persists`: path searches ban a failed persisting move below
     choosing: bool = False  # some action runs `chooses`: searches try the smallest choices first
+    ranking: bool = False  # some action runs `ranks`: searches try the moves of lower rank first
 
     def enum_values(self, name: str) -> tuple[str, ...]:
         if name == "dir":

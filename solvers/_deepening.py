@@ -8,10 +8,48 @@ from .protocol import Solution, State, TransitionSystem
 
 # Entries the IDA* transposition table keeps when budget.max_states does not say.
 DEFAULT_TABLE_SIZE = 1 << 20
+# Expansions in a restarting iteration's first run; run r has RESTART_UNIT * luby(r).
+RESTART_UNIT = 512
+RESTART_SEED = 0  # the random orders' seed: runs are repeatable
+NO_G = 1 << 62  # the g of a table entry that prunes nothing (a restart's path: see deepen)
+_MASK = (1 << 64) - 1
+
+
+def luby(i: int) -> int:
+    """The i-th term (from 0) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ...: the length of each run of a search
+    that restarts (in units), optimal within a constant factor when nothing is known of the runs' lengths."""
+    size, seq = 1, 0
+    while size < i + 1:
+        seq += 1
+        size = 2 * size + 1
+    while size - 1 != i:
+        size = (size - 1) >> 1
+        seq -= 1
+        i = i % size
+    return 1 << seq
+
+
+class Shuffler:
+    """Fisher-Yates shuffles drawing from splitmix64 (the native search draws the same: loops._shuffle)."""
+
+    def __init__(self, seed: int = 0):
+        self.state = seed
+
+    def draw(self) -> int:
+        self.state = x = (self.state + 0x9E3779B97F4A7C15) & _MASK
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+        return x ^ (x >> 31)
+
+    def shuffle(self, items: list) -> list:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.draw() % (i + 1)
+            items[i], items[j] = items[j], items[i]
+        return items
 
 
 def deepen(system: TransitionSystem, search: Search,
-           heuristic: Callable[[State], int] | None, table_size: int) -> Solution:
+           heuristic: Callable[[State], int] | None, table_size: int, restarts: bool = False) -> Solution:
     """Depth-first iterations bounded by f = g + h, each bound the least f cut off before.
 
     The bound never passes the optimal cost C* (when h is admissible): it starts at
@@ -35,6 +73,15 @@ def deepen(system: TransitionSystem, search: Search,
     sets): by the promise, a goal within the bound that makes the move later could make it
     first. A ban is a fact about the bound, so the table's prunes stay sound (a state failed
     under bans fails without them), and the deadlock test may read the bans.
+
+    With a table and `restarts` (until it bans a move: a restart would lose the bans), an iteration
+    starts over from the root after RESTART_UNIT * luby(r) expansions in its run r, and every later run
+    tries each state's successors in a random order: a depth-first search that one early wrong
+    move sends into a huge failing subtree gets other chances, while the table keeps every state
+    searched through (its failure within the bound holds whatever the order), so a restart
+    repeats little work. Only the path's states, entered but not searched through, leave the
+    table (they keep their place in it, with a g that prunes nothing). The table is consulted
+    before the goal test and h, which cost more: a state in it is no goal.
     """
     stats = search.stats
     admissible = heuristic is None or search.budget.admissible
@@ -45,7 +92,9 @@ def deepen(system: TransitionSystem, search: Search,
     bound = heuristic(root) if heuristic is not None else 0
     if (admissible and search.over_cost(bound)) or search.dead(root):
         return search.unsolvable()
+    shuffler = Shuffler(RESTART_SEED)
     banning = getattr(system, "persisting", False) and not getattr(system, "commuting", False)
+    unit = RESTART_UNIT if restarts and table_size else 0
     if banning:
         def children(state, after):
             return iter(system.ban_successors(state))
@@ -63,19 +112,34 @@ def deepen(system: TransitionSystem, search: Search,
         path_g = [0]
         moves: list[str] = []
         on_path = {root}
-        frames = [children(root, -1)]
+        first = list(children(root, -1))  # (the root's successors: a restart shuffles them)
+        frames = [iter(first)]
         banned: set[int] = set()  # the moves banned here (banning): the union of `bans` along the path
         bans: list[list[int]] = [[]]  # per frame, the moves it banned below its later children
         into = [-1]  # per frame, the number of the persisting move that made it (else -1)
+        run, run_start = 0, stats.expanded + 1
 
         def ban(number):  # (a persisting move's subtree failed within the bound)
+            nonlocal unit
             if number >= 0:
                 bans[-1].append(number)
                 banned.add(number)
+                unit = 0  # (no more restarts: one would lose the bans)
 
         search.expand()
         search.visited()
         while frames:
+            if unit and stats.expanded - run_start >= unit * luby(run):
+                for state in path[1:]:
+                    if state in table:
+                        table[state] = (NO_G, -1)
+                del path[1:], path_g[1:], moves[:], bans[1:], into[1:]
+                bans[0].clear()
+                banned.clear()
+                on_path = {root}
+                frames = [iter(shuffler.shuffle(first))]
+                run, run_start = run + 1, stats.expanded
+                continue
             g = path_g[-1]
             for move, child, cost, after, *persists in frames[-1]:
                 stats.generated += 1
@@ -93,6 +157,11 @@ def deepen(system: TransitionSystem, search: Search,
                 if search.over_cost(child_g):
                     ban(fails)
                     continue
+                seen = table.get(child) if table_size else None
+                if seen is not None and seen[0] <= child_g and seen[1] <= after:
+                    stats.duplicates += 1  # (searched through: before the goal test and h, which cost)
+                    ban(fails)
+                    continue
                 if system.is_goal(child):
                     found = (*moves, move)
                     if child_g <= bound:
@@ -107,14 +176,8 @@ def deepen(system: TransitionSystem, search: Search,
                         cut = f if cut is None else min(cut, f)
                     ban(fails)
                     continue
-                if table_size:
-                    seen = table.get(child)
-                    if seen is not None and seen[0] <= child_g and seen[1] <= after:
-                        stats.duplicates += 1
-                        ban(fails)
-                        continue
-                    if seen is not None or len(table) < table_size:
-                        table[child] = (child_g, after)
+                if table_size and (seen is not None or len(table) < table_size):
+                    table[child] = (child_g, after)
                 if search.dead(child, banned if banning else None):
                     ban(fails)
                     continue
@@ -122,7 +185,8 @@ def deepen(system: TransitionSystem, search: Search,
                 path_g.append(child_g)
                 moves.append(move)
                 on_path.add(child)
-                frames.append(children(child, after))
+                frames.append(children(child, after) if run == 0 else
+                              iter(shuffler.shuffle(list(children(child, after)))))
                 bans.append([])
                 into.append(fails)
                 search.expand()

@@ -147,6 +147,42 @@ def test_native_deepening_time_limit_keeps_the_best_found():
     assert sol.moves is None or len(sol.moves) >= 65
 
 
+def test_native_restarts_draw_what_the_python_ones_draw():
+    """The native IDA*'s Luby run lengths and shuffles (loops.luby, loops._shuffle) are solvers/_deepening.py's."""
+    import numpy as np
+
+    from gridrules.compiled import loops
+    from solvers._deepening import Shuffler, luby
+
+    assert [loops.luby(i) for i in range(40)] == [luby(i) for i in range(40)]
+    CH = np.zeros((2, 9, 2), np.uint64)
+    CH[1, :, 1] = np.arange(9)
+    CHM, CHC, meta = np.tile(np.arange(9), (2, 1)), np.zeros((2, 9), np.int64), np.zeros(19, np.int64)
+    meta[17] = -5  # (a seed with the top bit set: the native state is an int64)
+    python, order = Shuffler((1 << 64) - 5), list(range(9))
+    for _ in range(30):  # (each shuffles the order the last left)
+        loops._shuffle(CH, CHM, CHC, 1, 9, meta)
+        python.shuffle(order)
+        assert CHM[1].tolist() == CH[1, :, 1].tolist() == order
+    assert np.uint64(meta[17]) == python.state
+
+
+@pytest.mark.parametrize("unit,seed", [(1, 0), (5, 3), (40, 8)])
+def test_native_restarts_are_the_python_ones(monkeypatch, unit, seed):
+    """Restarting every few expansions, the native IDA* is the Python one step for step (the same runs, the
+    same random orders, the same table) and still finds the optimum."""
+    from solvers import _deepening
+
+    monkeypatch.setattr(_deepening, "RESTART_UNIT", unit)
+    monkeypatch.setattr(_deepening, "RESTART_SEED", seed)
+    (inst,) = load("bloxorz", str(ROOT / "rulesets/bloxorz/levels/level16.txt"))
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    mine, oracle = nat.search("idastar"), solve(ref, "idastar")
+    assert (mine.status, mine.cost, mine.optimal, mine.moves) == (oracle.status, 28, True, oracle.moves)
+    assert (mine.stats.expanded, mine.stats.generated, mine.stats.duplicates) == \
+        (oracle.stats.expanded, oracle.stats.generated, oracle.stats.duplicates)
+
+
 POINTERS = """# Pointers: every cell points at a neighbour or at nothing; a turn repoints one cell. (A cell-valued layer.)
 game pointers "Pointers"
 

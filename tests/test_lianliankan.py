@@ -330,6 +330,29 @@ def test_banning_search_decides_like_a_plain_one(seed):
     assert nat.search("idastar").status == expect
 
 
+@pytest.mark.parametrize("gravity", ["off", "down"])
+def test_restarting_searches_decide_alike_step_for_step(monkeypatch, gravity):
+    """IDA* set to restart every few expansions (in random orders; without gravity only until it bans a move, as
+    a restart would lose the bans) decides each board as a search without restarts does, and the native search
+    is the Python one step for step."""
+    from solvers import _deepening
+
+    monkeypatch.setattr(_deepening, "RESTART_UNIT", 2)
+    restarted = 0
+    for seed in range(6):
+        text, params = small_deal(seed)
+        inst = make(text, **dict(params, gravity=gravity))
+        ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
+        native_agrees(inst, nat, ref, algorithms=("idastar",))
+        with monkeypatch.context() as once:
+            once.setattr(_deepening, "RESTART_UNIT", 0)
+            expect = solve(ref, "idastar")
+        mine = nat.search("idastar")
+        assert mine.status == expect.status and mine.cost == expect.cost
+        restarted += mine.stats.expanded != expect.stats.expanded
+    assert restarted > 0  # (the restarts changed some search)
+
+
 def test_a_search_decides_the_kinds_with_fewest_pairs_first():
     """`chooses kind(tile[a])`: without gravity a search lists the moves of the kinds with the fewest legal pairs
     first, each kind's in instance order (listing the legal moves keeps instance order); both backends alike."""
@@ -351,6 +374,48 @@ def test_a_search_decides_the_kinds_with_fewest_pairs_first():
             checked += 1
         state = rnd.choice(searched)[1]
     assert checked > 5
+
+
+def sliding(board, cell, mode) -> int:
+    """How many tiles slide when the tile at `cell` leaves, the plain way: the tiles beyond it on its line, in
+    its half for split and converge."""
+    rows, cols = len(board), len(board[0])
+    r, c = cell
+    middle = rows // 2
+    if mode in ("left", "right"):
+        line = [(r, k) for k in (range(c + 1, cols) if mode == "left" else range(c))]
+    else:
+        rises = mode == "up" or (mode == "split" and r < middle) or (mode == "converge" and r >= middle)
+        top, bottom = {"split": (0, middle - 1) if r < middle else (middle, rows - 1)}.get(mode, (0, rows - 1))
+        line = [(k, c) for k in (range(r + 1, bottom + 1) if rises else range(top, r))]
+    return sum(1 for p, q in line if board[p][q] != 0)
+
+
+@pytest.mark.parametrize("mode", ["down", "up", "left", "right", "split", "converge"])
+def test_with_gravity_a_search_tries_first_the_removals_that_slide_fewest_tiles(mode):
+    """`ranks sliding(a) + sliding(b)`: with gravity a search lists the removals that make the fewest tiles slide
+    first, ties in instance order; both backends alike."""
+    inst = make(deal(6, 8, 12, 5), gravity=mode)
+    ref, nat = api.system(inst, "reference"), api.system(inst, "compiled")
+    rnd, state, checked, ordered = random.Random(5), inst.initial, 0, 0
+    while True:
+        searched = nat.successors(state)
+        if not searched:
+            break
+        if len(searched) > 1:  # (else a safe move, taken alone)
+            assert [m for m, _, _ in searched] == [m for m, _, _ in ref.successors(state)]
+            legal, board = nat.legal_moves(state), tiles(inst, state)
+
+            def slid(m):
+                a, b = ((int(x) - 1 for x in end.split(",")) for end in m.split("-"))
+                return sliding(board, tuple(a), mode) + sliding(board, tuple(b), mode)
+
+            key = [(slid(m), legal.index(m)) for m, _, _ in searched]
+            assert key == sorted(key) and sorted(m for m, _, _ in searched) == sorted(legal)
+            checked += 1
+            ordered += key[0][0] < key[-1][0]  # (removals of different ranks to order)
+        state = rnd.choice(searched)[1]
+    assert checked > 5 and ordered > 0
 
 
 def test_the_relaxation_is_tested_only_without_gravity():

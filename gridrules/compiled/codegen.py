@@ -26,11 +26,12 @@ NONE = -(1 << 40)
 # ab[6]: a path search's `after`, -2 outside one; ab[7]: it ran `persists`; ab[8]: 1 while a path search that bans
 # moves lists them; ab[9]: where the ban table lies while a deadlock test may read it (runtime.is_banned), else
 # -1; the table itself, for a game with `persists`, ends the row; ab[10]: the move ran `chooses`, ab[11] its value,
-# ab[12]: where the choices of the moves listed are kept, for a game with `chooses`); with particles, ab[QUEUE]
+# ab[12]: where the choices of the moves listed are kept, then their ranks, for a game with `chooses` or `ranks`;
+# ab[13]: the rank the move ran `ranks` with); with particles, ab[QUEUE]
 # counts the particles queued,
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
-QUEUE = 13
+QUEUE = 14
 SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
@@ -1009,6 +1010,9 @@ class Lowering:
         o(f"ab[11] = {self.ex(s.value, o, ctx)}")
         o("ab[10] = 1")
 
+    def s_Ranks(self, s, o, ctx):
+        o(f"ab[13] = {self.ex(s.value, o, ctx)}")
+
     def s_Eval(self, s, o, ctx):
         self.ex(s.call, o, ctx)
 
@@ -1633,6 +1637,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     commutes = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Commutes)) for ai in used)
     persists = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Persists)) for ai in used)
     chooses = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Chooses)) for ai in used)
+    ranks = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Ranks)) for ai in used)
     for ai, action in enumerate(game.actions):
         if ai not in used:
             continue
@@ -1665,6 +1670,8 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
             o("ab[7] = 0  # (set by `persists`)")
         if chooses:
             o("ab[10] = 0  # (set by `chooses`)")
+        if ranks:
+            o("ab[13] = 0  # (set by `ranks`)")
         act = f"act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
         if ai in low.heads:
             o(f"ok = head_{ai}({', '.join(args + PARENT)})")
@@ -1700,8 +1707,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("MOVE[n] = m")
     o("COST[n] = k")
     o("n += 1")
-    if chooses:
-        o("ab[ab[12] + n - 1] = ab[11] if ab[10] != 0 else rt.CHOSE_NOTHING")
+    if chooses or ranks:  # (the move's choice, then its rank: the search order's keys)
+        o(f"ab[ab[12] + n - 1] = {'ab[11] if ab[10] != 0 else ' if chooses else ''}rt.CHOSE_NOTHING")
+        o(f"ab[ab[12] + MA.shape[0] + n - 1] = {'ab[13]' if ranks else 0}")
     if safe:
         o("if ab[4] != 0 and ab[3] != 0:  # a safe move, and the caller searches: it is the only successor")
         o.indent()
@@ -1727,9 +1735,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("    MOVE[n - 1] = -1 - m")
     o.dedent()
     o.dedent()
-    if chooses:
-        o("if n > 1 and ab[3] != 0:  # (a search: the smallest choices first)")
-        o("    rt.fewest_first(OUT, MOVE, COST, ab[ab[12]:], n)")
+    if chooses or ranks:
+        o("if n > 1 and ab[3] != 0:  # (a search: the smallest choices first, then the lowest ranks)")
+        o("    rt.search_order(OUT, MOVE, COST, ab[ab[12]:], ab[ab[12] + MA.shape[0]:], n)")
     o("return n")
     expand = _entry("expand", "EXPAND", _EXPAND_ARGS, _board_names(o.lines) + o.lines)
     hs = [i for i, h in enumerate(game.heuristics)

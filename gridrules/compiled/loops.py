@@ -68,6 +68,9 @@ def _native(signature):
     return lambda py_func: _Native(signature, py_func)
 
 
+NO_G = 1 << 62  # a table entry's g that prunes nothing (loops._restart)
+
+
 @njit(cache=True)
 def _hash(K, i, words):
     h = np.uint64(1469598103934665603)
@@ -99,6 +102,18 @@ def _find(K, T, i, words):
 
 
 @njit(cache=True)
+def _before(HF, HG, HI, x, y):
+    """Whether heap entry x comes out before entry y: the lower f, then the deeper (greater g), then the state
+    made first (a lower row: first in expand's order among one expansion's children, like the sequence number
+    that breaks ties in solvers/astar.py)."""
+    if HF[x] != HF[y]:
+        return HF[x] < HF[y]
+    if HG[x] != HG[y]:
+        return HG[x] > HG[y]
+    return HI[x] < HI[y]
+
+
+@njit(cache=True)
 def _push(HF, HG, HI, meta, f, g, i):
     n = meta[1]
     HF[n] = f
@@ -107,7 +122,7 @@ def _push(HF, HG, HI, meta, f, g, i):
     meta[1] = n + 1
     while n > 0:
         p = (n - 1) >> 1
-        if HF[p] < HF[n] or (HF[p] == HF[n] and HG[p] >= HG[n]):
+        if not _before(HF, HG, HI, n, p):
             break
         HF[p], HF[n] = HF[n], HF[p]
         HG[p], HG[n] = HG[n], HG[p]
@@ -128,9 +143,9 @@ def _pop(HF, HG, HI, meta):
             break
         b = a + 1
         c = a
-        if b < n and (HF[b] < HF[a] or (HF[b] == HF[a] and HG[b] > HG[a])):
+        if b < n and _before(HF, HG, HI, b, a):
             c = b
-        if HF[k] < HF[c] or (HF[k] == HF[c] and HG[k] >= HG[c]):
+        if not _before(HF, HG, HI, c, k):
             break
         HF[k], HF[c] = HF[c], HF[k]
         HG[k], HG[c] = HG[c], HG[k]
@@ -252,6 +267,66 @@ def _ban(ab, ban_at, MA, MARG, BS, meta, m):
     if meta[14] < BS.shape[0] and ban(ab, ban_at, MA[m], MARG[m, 1:]):
         BS[meta[14]] = m
         meta[14] += 1
+        meta[18] = 1  # (no more restarts: one would lose the bans)
+
+
+@njit(cache=True)
+def luby(i):
+    """The i-th term (from 0) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ...: the length of each run of a search
+    that restarts (in units), optimal within a constant factor when nothing is known of the runs' lengths."""
+    size, seq = 1, 0
+    while size < i + 1:
+        seq += 1
+        size = 2 * size + 1
+    while size - 1 != i:
+        size = (size - 1) >> 1
+        seq -= 1
+        i = i % size
+    return 1 << seq
+
+
+@njit(cache=True)
+def _shuffle(CH, CHM, CHC, d, n, meta):
+    """Shuffle depth d's n successors (Fisher-Yates, drawing from splitmix64 in meta[17]); shuffled() in
+    solvers/_deepening.py draws the same."""
+    for i in range(n - 1, 0, -1):
+        x = np.uint64(meta[17]) + np.uint64(0x9E3779B97F4A7C15)
+        meta[17] = np.int64(x)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+        j = np.int64(x % np.uint64(i + 1))
+        for w in range(CH.shape[2]):
+            CH[d, i, w], CH[d, j, w] = CH[d, j, w], CH[d, i, w]
+        CHM[d, i], CHM[d, j] = CHM[d, j], CHM[d, i]
+        CHC[d, i], CHC[d, j] = CHC[d, j], CHC[d, i]
+
+
+@njit(cache=True)
+def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, ban_at):
+    """Start the iteration over from the root, its successors shuffled. The table keeps the states searched
+    through (they fail within the bound whatever the order); the path's states were entered but not searched
+    through, so the table forgets them (an entry of no g, in place: the table keeps its count)."""
+    words = PATH.shape[1]
+    if table_cap > 0:
+        n = meta[7]
+        for p in range(1, meta[0] + 1):
+            for w in range(words):
+                TK[n, w] = PATH[p, w]
+            k = TT[_find(TK, TT, n, words)]
+            if k >= 0:
+                TG[k] = NO_G
+    if ban_at >= 0:
+        clear_bans(ab, ban_at)
+        meta[14] = 0
+        BT[0] = 0
+    if ab[6] > -2:
+        ab[6] = -1
+    meta[15] += 1
+    meta[16] = meta[3]
+    _shuffle(CH, CHM, CHC, 0, CHN[0], meta)
+    CHI[0] = 0
+    meta[0] = 0
 
 
 @njit(cache=True)
@@ -276,12 +351,16 @@ def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI
     CHI[0] = 0
     meta[3] += 1
     meta[12] += 1
+    meta[15] = 0  # (the first run of the iteration: successors in the game's order)
+    meta[16] = meta[3]
 
 
 @_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2,
-                     _I1, _I1, _U2, _I1, _I1, _I1, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _I, _W))
+                     _I1, _I1, _U2, _I1, _I1, _I1, _I1, _I1, _I1, _I1, _I1, _B, _B, _B, _I, _I, _I, _I, _I, _I,
+                     _W))
 def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TK, TG, TA, TT,
-              INC, PP, BT, BS, meta, use_h, admissible, use_dead, max_cost, max_states, table_cap, chunk, ban_at, W):
+              INC, PP, BT, BS, meta, use_h, admissible, use_dead, max_cost, max_states, table_cap, chunk, ban_at,
+              restart_unit, W):
     """Cost-bounded iterative deepening (IDA* when use_h, else IDDFS), resumable like best_first; the same
     algorithm as solvers/_deepening.py, step for step. The path is PATH[0..depth], each depth's successors
     wait in CH[depth] (CHI: the next to try). The table (TK rows, TG least g, TA the `after` then, TT slots)
@@ -290,9 +369,13 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     ban_at >= 0 (the ban table's place in ab; the caller set ab[8] to 1, so expand numbers a persisting successor
     m as -1 - m instead), a persisting move whose subtree failed within the bound is banned below its later
     siblings: BS is the stack of banned moves, BT[d] its height when depth d was entered, PP[d] whether the move
-    into depth d persists; the deadlock test reads the bans (ab[9]).
+    into depth d persists; the deadlock test reads the bans (ab[9]). With restart_unit > 0 (and a table, until
+    a move is banned: meta[18]), an
+    iteration starts over from the root after restart_unit * luby(r) expansions in its run r, every run after
+    the first trying the successors in a random order (_restart).
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
-    incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans]. status: -1 fresh, 0 running,
+    incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, expanded when the run
+    began, random state, whether a move was ever banned]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
     (meta[13] counts them)."""
@@ -341,6 +424,10 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             continue
         if done >= chunk:
             return
+        if (restart_unit > 0 and table_cap > 0 and meta[18] == 0
+                and meta[3] - meta[16] >= restart_unit * luby(meta[15])):
+            _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, ban_at)
+            continue
         j = CHI[d]
         if j >= CHN[d]:  # every successor done: backtrack
             if ban_at >= 0:
@@ -372,6 +459,18 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             if persists:
                 _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
+        n = meta[7]
+        slot = np.uint64(0)
+        if table_cap > 0:  # (a state searched through at no greater g: before the goal test and h, which cost)
+            for w in range(words):
+                TK[n, w] = CH[d, j, w]
+            slot = _find(TK, TT, n, words)
+            k = TT[slot]
+            if k >= 0 and TG[k] <= cg and TA[k] <= after:
+                meta[5] += 1
+                if persists:
+                    _ban(ab, ban_at, MA, MARG, BS, meta, m)
+                continue
         if goal(CH[d, j], SL, SG, D1, g1, BM, ab):
             if cg <= bound:
                 PM[d + 1] = m
@@ -399,18 +498,9 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             meta[4] -= 1
             meta[6] = 3
             return
-        if table_cap > 0:
-            n = meta[7]
-            for w in range(words):
-                TK[n, w] = CH[d, j, w]
-            slot = _find(TK, TT, n, words)
+        if table_cap > 0:  # (TK[n] still holds the state, and `slot` is its place)
             k = TT[slot]
             if k >= 0:
-                if TG[k] <= cg and TA[k] <= after:
-                    meta[5] += 1
-                    if persists:
-                        _ban(ab, ban_at, MA, MARG, BS, meta, m)
-                    continue
                 TG[k] = cg
                 TA[k] = after
             elif n < table_cap:
@@ -443,6 +533,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             ab[6] = after
         CHN[d + 1] = expand(PATH[d + 1], SL, SG, MA, MARG, CH[d + 1], CHM[d + 1], CHC[d + 1], D0, g0, D1, g1,
                             BM, ab)
+        if meta[15] > 0:
+            _shuffle(CH, CHM, CHC, d + 1, CHN[d + 1], meta)
         CHI[d + 1] = 0
         meta[0] = d + 1
         meta[3] += 1

@@ -771,26 +771,41 @@ def clear_bans(ab, at):
     ab[at + 2] = 0
 
 
-# ---- `chooses`: the moves of the smallest choices first
+# ---- `chooses` and `ranks`: the order a search tries the moves in
 CHOSE_NOTHING = -(1 << 40)  # the choice of a move that ran no `chooses` (expand writes it): a choice of its own
 
 
 @njit(cache=True)
-def fewest_first(OUT, MOVE, COST, choices, n):
-    """Reorder the n moves listed (rows of OUT, MOVE, COST) so that the choices with the fewest moves come first,
-    in listing order within a choice and between choices of as many moves (reference.system.fewest_first)."""
+def _dense(values, n, by_value, dense):
+    """dense[k] = how many distinct values lie below values[k] (by_value: the indices sorted by value)."""
+    argsort_ints(values, n, by_value)
+    d = 0
+    for i in range(n):
+        if i > 0 and values[by_value[i]] != values[by_value[i - 1]]:
+            d += 1
+        dense[by_value[i]] = d
+
+
+@njit(cache=True)
+def search_order(OUT, MOVE, COST, choices, ranks, n):
+    """Reorder the n moves listed (rows of OUT, MOVE, COST) into the order a search tries them: the choices with
+    the fewest moves first, then the lower ranks, then listing order (reference.system.search_order)."""
     by_value = np.empty(n, np.int64)
     argsort_ints(choices, n, by_value)
-    key = np.empty(n, np.int64)
+    size = np.empty(n, np.int64)
     i = 0
     while i < n:
         j = i
         while j < n and choices[by_value[j]] == choices[by_value[i]]:
             j += 1
         for k in range(i, j):
-            size = 1 if choices[by_value[k]] == CHOSE_NOTHING else j - i
-            key[by_value[k]] = size * n + by_value[k]
+            size[by_value[k]] = 1 if choices[by_value[k]] == CHOSE_NOTHING else j - i
         i = j
+    rank = np.empty(n, np.int64)
+    _dense(ranks, n, by_value, rank)
+    key = np.empty(n, np.int64)
+    for k in range(n):
+        key[k] = (size[k] * n + rank[k]) * n + k
     order = np.empty(n, np.int64)
     argsort_ints(key, n, order)
     rows, moves, costs = OUT[:n].copy(), MOVE[:n].copy(), COST[:n].copy()

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import loops
 from .system import BAN_SLOTS
-from solvers._deepening import DEFAULT_TABLE_SIZE  # (the Python IDA*'s table size: the same search)
+from solvers import _deepening as py_deepening  # (the Python IDA*'s table size and restarts: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
 NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algorithm -> uses the heuristic
@@ -161,8 +161,11 @@ class _Path:
     def grown(self) -> "_Path":
         depth, moves, words = self.CH.shape
         new = _Path(words, moves, 2 * depth)
-        for name in ("PATH", "PG", "PM", "CH", "CHM", "CHC", "CHN", "CHI", "INC", "PP", "BT"):
+        for name in ("PATH", "PG", "PM", "CHN", "CHI", "INC", "PP", "BT"):
             getattr(new, name)[:depth] = getattr(self, name)
+        for d in range(depth):  # (only the successors listed: CH has room for every move at every depth)
+            n = self.CHN[d]
+            new.CH[d, :n], new.CHM[d, :n], new.CHC[d, :n] = self.CH[d, :n], self.CHM[d, :n], self.CHC[d, :n]
         return new
 
 
@@ -193,11 +196,12 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     start = pace.start
     path = _Path(words, max(1, len(system.moves)), 64)
     path.PATH[0] = np.array(system.initial(), np.uint64)
-    cap = 0 if not use_h else (budget.max_states or DEFAULT_TABLE_SIZE)
+    cap = 0 if not use_h else (budget.max_states or py_deepening.DEFAULT_TABLE_SIZE)
     table = _Table(words, min(cap + 1, START_CAPACITY) if cap else 1)
-    meta = np.zeros(15, np.int64)
+    meta = np.zeros(19, np.int64)
     meta[6] = -1  # fresh
     meta[9] = -1  # no solution seen yet
+    meta[17] = py_deepening.RESTART_SEED
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
     admissible = (not use_h) or budget.admissible
@@ -227,7 +231,8 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
             system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
                         system.MA, system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN,
                         path.CHI, table.K, table.G, table.A, table.T, path.INC, path.PP, path.BT, bans, meta, use_h,
-                        admissible, system.deadlocks, max_cost, max_states, cap, pace.chunk, ban_at, system.work)
+                        admissible, system.deadlocks, max_cost, max_states, cap, pace.chunk, ban_at,
+                        py_deepening.RESTART_UNIT if use_h else 0, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:

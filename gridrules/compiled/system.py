@@ -123,7 +123,7 @@ class CompiledSystem:
         self.persisting = inst.game.persisting  # (a PersistingSystem: path searches call ban_successors)
         ban_width = self.MARG.shape[1] if self.persisting else 0
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
-                          ban_width, max(1, len(moves)) if inst.game.choosing else 0)
+                          ban_width, max(1, len(moves)) if inst.game.choosing or inst.game.ranking else 0)
         # where the ban table starts in ab (-1: none)
         self.ban_at = len(self.work[5]) - BAN_HEADER - BAN_SLOTS * ban_width if ban_width else -1
         words = inst.layout.words
@@ -389,11 +389,12 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     `commutes`, and a path search's `after` (path_successors; -2 when no path search orders commuting moves,
     which expand then neither leaves out nor marks), whether the move ran `persists`, whether a path search
     that bans moves lists them (expand then marks the persisting ones), and where the ban table lies while a
-    deadlock test may read it (-1: not now), whether the move ran `chooses`, its value, and where the choices of
-    the moves listed are kept (-1: no `chooses`). With particles (of `particles` kinds) then the queue of particles
-    emitted and not yet flying (codegen.QUEUE) and the chain reaction's scratch (codegen.chain_code). Then room
-    for `choices` choices (a game with `chooses`: one per move), and with `ban_width` (a game with `persists`:
-    MARG's width), the ban table (runtime.ban) ends the row."""
+    deadlock test may read it (-1: not now), whether the move ran `chooses`, its value, where the choices and
+    then the ranks of the moves listed are kept (-1: neither `chooses` nor `ranks`), and the move's rank. With
+    particles (of `particles` kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and
+    the chain reaction's scratch (codegen.chain_code). Then room for `choices` choices and as many ranks (a game
+    with `chooses` or `ranks`: one per move), and with `ban_width` (a game with `persists`: MARG's width), the
+    ban table (runtime.ban) ends the row."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -407,17 +408,18 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
 
 
 def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
-    """`ab`: the flags, the particles' scratch, room for the choices (its place in ab[12]), the ban table."""
+    """`ab`: the flags, the particles' scratch, room for the choices and ranks (its place in ab[12]), the ban
+    table."""
     row = _FLAGS + chain
     if choices:
         row[12] = len(row)
-        row += [0] * choices
+        row += [0] * (2 * choices)
     if ban_width:
         row += [ban_width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * ban_width)
     return np.array(row, np.int64)
 
 
-_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1, 0, 0, -1]  # ab[0:QUEUE], as the docstring above says
+_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1, 0, 0, -1, 0]  # ab[0:QUEUE], as the docstring above says
 assert len(_FLAGS) == QUEUE
 
 

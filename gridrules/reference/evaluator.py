@@ -19,6 +19,7 @@ SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name 
 COMMUTES = ("commutes",)  # the same for `commutes`
 PERSISTS = ("persists",)  # the same for `persists`
 CHOOSES = ("chooses",)  # the value a `chooses` statement names
+RANKS = ("ranks",)  # the rank a `ranks` statement gives
 BANNED = ("banned",)  # while a deadlock condition is tested in a search that bans moves: {(action, arguments)}
 CHAIN = ("chain",)  # while a chain reaction runs: the particles its handlers emit, to start at the next step
 
@@ -751,6 +752,14 @@ class Compiler:
             f.v[CHOOSES] = value(f)
 
         return chooses
+
+    def s_Ranks(self, s):
+        value = self.expr(s.value)
+
+        def ranks(f):
+            f.v[RANKS] = value(f)
+
+        return ranks
 
     def s_Persists(self, s):
         def persists(f):

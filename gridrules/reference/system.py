@@ -8,7 +8,7 @@ import re
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
-from .evaluator import BANNED, CHOOSES, COMMUTES, PERSISTS, SAFE, Abort, Board, Compiler, Frame
+from .evaluator import BANNED, CHOOSES, COMMUTES, PERSISTS, RANKS, SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
 
@@ -59,13 +59,14 @@ def live_deadlocks(game: ir.Game, compiler: Compiler) -> tuple:
                  if not any(ir.params_only(p) and not compiler.expr(p)(Frame({}, 0)) for p in parts(d)))
 
 
-def fewest_first(moves: list, choices: list) -> list:
-    """The moves a search tries, the choices with the fewest moves first (`chooses`: fail first), in listing order
-    within a choice and between choices of as many moves; a move that chose nothing is a choice of its own."""
+def search_order(moves: list, choices: list, ranks: list) -> list:
+    """The order a search tries the moves in: the choices with the fewest moves first (`chooses`: fail first; a
+    move that chose nothing is a choice of its own), then the lower ranks (`ranks`; 0 without one), then listing
+    order."""
     size: dict = {}
     for c in choices:
         size[c] = size.get(c, 0) + 1
-    order = sorted(range(len(moves)), key=lambda j: (1 if choices[j] is None else size[choices[j]], j))
+    order = sorted(range(len(moves)), key=lambda j: (1 if choices[j] is None else size[choices[j]], ranks[j], j))
     return [moves[j] for j in order]
 
 
@@ -211,7 +212,7 @@ class ReferenceSystem:
         dynamic = self.inst.dynamic
         seen = set()  # a move's text must name one move: replays depend on it
         out = []
-        choices = []  # per move listed, the value it ran `chooses` with (else None)
+        choices, ranks = [], []  # per move listed, the value it ran `chooses` with (else None), its rank
         for i, (text, proc, args, cost, nlocals, span) in enumerate(self.moves):
             if only is not None and i not in only:
                 continue
@@ -251,8 +252,9 @@ class ReferenceSystem:
             else:
                 continue
             choices.append(v.get(CHOOSES))
-        if not every and any(c is not None for c in choices):
-            out = fewest_first(out, choices)
+            ranks.append(v.get(RANKS, 0))
+        if not every and (self.inst.game.choosing or self.inst.game.ranking):
+            out = search_order(out, choices, ranks)
         return out
 
     def _any(self, preds, v) -> bool:

@@ -35,7 +35,7 @@ class _Blocks(Indenter):
 
 # Words of statements and expressions; they cannot name anything.
 RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe "
-                     "commutes persists chooses emit cost when static admissible".split())
+                     "commutes persists chooses ranks emit cost when static admissible".split())
 
 
 class _ReservedWord(Exception):
@@ -392,6 +392,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def chooses(self, meta, items):
         return A.Chooses(items[0], self._s(meta))
+
+    @v_args(meta=True)
+    def ranks(self, meta, items):
+        return A.Ranks(items[0], self._s(meta))
 
     @v_args(meta=True)
     def emit(self, meta, items):

@@ -43,10 +43,12 @@ def test_solving_a_shisen_sho_deal(run, write):
     assert r.out.startswith("72 moves (optimal)")
 
 
-def test_the_default_search_bans_moves_only_where_they_persist(run, write):
-    """Without gravity the removals persist, and `solve` runs IDA* (which bans failed ones); with gravity A*."""
+def test_the_default_search_is_a_path_search_that_follows_the_rules_order(run, write):
+    """Without gravity the removals persist, and `solve` runs IDA* (which bans failed ones); with gravity they are
+    ranked (`ranks`), and IDA* follows that order, restarting in random orders when it stalls. A game that does
+    neither is solved with A* (tests/cli/test_cli_solve.py)."""
     level = write("deal.txt", deal(4, 6, 6, 3))
-    for gravity, algorithm in (("off", "idastar"), ("down", "astar")):
+    for gravity, algorithm in (("off", "idastar"), ("down", "idastar")):
         r = run("solve", "lianliankan", level, "--param", f"gravity={gravity}", "--format", "json")
         rec = json.loads(r.out)
         assert r.code in (0, 1) and rec["algorithm"] == algorithm, r.all

@@ -1,16 +1,19 @@
 """Every algorithm against an independent Dijkstra, on fixed and hypothesis-made systems."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from solvers import (
     ALGORITHMS, SOLVED, UNSOLVABLE, Algorithm, Budget, astar, bfs, idastar, solve,
 )
-from solvers._deepening import deepen
+from solvers import _deepening
+from solvers._deepening import Shuffler, deepen, luby
 from solvers._search import Search
 from solver_systems import (
-    INF, Counter, Knapsack, Maze, SlidingPuzzle, Swapper, dijkstra, distances_to_goal, graph, replay,
+    INF, Counter, Graph, Knapsack, Maze, SlidingPuzzle, Swapper, dijkstra, distances_to_goal, graph, replay,
 )
 
 NAMES = sorted(ALGORITHMS)
@@ -230,3 +233,83 @@ def test_bans_shorten_a_hopeless_search():
     mine, theirs = solve(banning, "idastar"), solve(plain, "idastar")
     assert mine.status == theirs.status == UNSOLVABLE
     assert mine.stats.expanded * 3 < theirs.stats.expanded, (mine.stats.expanded, theirs.stats.expanded)
+
+
+# ---- restarts: IDA* starts an iteration over in a random order when a run passes its length -----------------
+@contextmanager
+def restarting(unit: int, seed: int = 0):
+    """IDA* restarting every `unit` * luby(r) expansions, drawing its orders from `seed`."""
+    saved = _deepening.RESTART_UNIT, _deepening.RESTART_SEED
+    _deepening.RESTART_UNIT, _deepening.RESTART_SEED = unit, seed
+    try:
+        yield
+    finally:
+        _deepening.RESTART_UNIT, _deepening.RESTART_SEED = saved
+
+
+def test_luby_sequence():
+    assert [luby(i) for i in range(16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1]
+
+
+def test_shuffles_are_permutations_drawn_alike_from_a_seed():
+    one, two = Shuffler(7), Shuffler(7)
+    orders = [one.shuffle(list(range(9))) for _ in range(20)]
+    assert orders == [two.shuffle(list(range(9))) for _ in range(20)]
+    assert all(sorted(o) == list(range(9)) for o in orders) and len({tuple(o) for o in orders}) > 10
+
+
+@settings(max_examples=200, deadline=None)
+@given(weighted_graphs(), st.integers(1, 3), st.integers(0, 2**64 - 1))
+def test_idastar_restarting_often_stays_optimal(system, unit, seed):
+    """Restarts every few expansions, successors in random orders: IDA* still finds the optimum, or proves there
+    is none (the table keeps only the states searched through, which no order can change)."""
+    expected = dijkstra(system)
+    with restarting(unit, seed):
+        solution = solve(system, "idastar")
+    if expected is None:
+        assert solution.status == UNSOLVABLE and solution.optimal
+    else:
+        check_solution(system, solution, expected)
+
+
+def trap(depth: int) -> Graph:
+    """The root's first move leads into a binary tree of `depth` + 1 levels without a goal, its second down a path
+    of `depth` + 2 moves to the goal; h = depth + 2 - g (g: the node's depth) keeps every node within the first
+    bound, so IDA*'s one iteration searches the whole tree when it follows the listing order."""
+    adjacency: dict = {"root": [("a", ("a", 0, 0), 1), ("b", ("b", 0), 1)]}
+    h = {"root": depth + 2, "goal": 0}
+    for level in range(depth + 1):
+        for k in range(1 << level):
+            if level < depth:
+                adjacency[("a", level, k)] = [(f"{side}", ("a", level + 1, 2 * k + side), 1) for side in (0, 1)]
+            h[("a", level, k)] = depth + 1 - level
+        adjacency[("b", level)] = [("on", ("b", level + 1) if level < depth else "goal", 1)]
+        h[("b", level)] = depth + 1 - level
+    return Graph(adjacency, "root", frozenset(["goal"]), h)
+
+
+def test_restarts_escape_a_failing_subtree():
+    """The trap of depth 12 (8,191 states that fail): without restarts IDA* searches all of them before the
+    root's second move; restarting (after 512 expansions, in random orders) it soon tries that move first (1,038
+    expansions in all against 8,205)."""
+    with restarting(0):
+        plain = solve(trap(12), "idastar")
+    with restarting(512):
+        fresh = solve(trap(12), "idastar")
+    assert plain.cost == fresh.cost == 14 and plain.optimal and fresh.optimal
+    assert plain.stats.expanded > 8191 and fresh.stats.expanded * 4 < plain.stats.expanded, \
+        (plain.stats.expanded, fresh.stats.expanded)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=9), st.integers(1, 30), st.integers(1, 3))
+def test_restarts_before_the_first_ban_keep_the_answer(weights, target, unit):
+    """IDA* restarting every few expansions on a PersistingSystem (until its first ban) gives the optimum too."""
+    system = Knapsack(tuple(weights), target, True)
+    expect = dijkstra(Knapsack(tuple(weights), target, True, persisting=False))
+    with restarting(unit):
+        mine = solve(system, "idastar")
+    if expect is None:
+        assert mine.status == UNSOLVABLE and mine.optimal
+    else:
+        check_solution(system, mine, expect)
