@@ -154,7 +154,8 @@ def _algorithm_option(f):
         "--algorithm", "-a", type=click.Choice(names), default=None,
         help="Search algorithm. Default: `anytime` when the rules declare a `score` (the only one that ranks by "
              "it), else `astar` when they declare an admissible heuristic (or --heuristic is given) — `idastar` "
-             "when the level's moves persist (`persists`: a path search bans failed ones) —, else `bfs`; all "
+             "when the level's moves persist (`persists`: a path search bans failed ones) or the rules order "
+             "them (`ranks`, `chooses`: a depth-first search follows the order) —, else `bfs`; all "
              "prove their solutions optimal (astar and idastar only while the heuristic is admissible). "
              + "; ".join(f"{a.name}: {a.description}" for a in _algorithms().values()) + ".")(f)
 

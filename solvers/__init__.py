@@ -42,7 +42,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "astar": Algorithm("astar", astar, True,
                        "A* with re-opening; optimal when the heuristic is admissible"),
     "idastar": Algorithm("idastar", idastar, True,
-                         "iterative-deepening A*; little memory, optimal when h is admissible"),
+                         "iterative-deepening A* with a table, restarting in random orders when a run stalls; "
+                         "little memory, optimal when h is admissible"),
     "iddfs": Algorithm("iddfs", iddfs, False,
                        "iterative deepening on cost; little memory, always proven optimal"),
     "anytime": Algorithm("anytime", anytime, True,
