@@ -287,7 +287,7 @@ def luby(i):
 
 @njit(cache=True)
 def _shuffle(CH, CHM, CHC, d, n, meta):
-    """Shuffle depth d's n successors (Fisher-Yates, drawing from splitmix64 in meta[17]); shuffled() in
+    """Shuffle depth d's n successors (Fisher-Yates, drawing from splitmix64 in meta[17]); the Shuffler of
     solvers/_deepening.py draws the same."""
     for i in range(n - 1, 0, -1):
         x = np.uint64(meta[17]) + np.uint64(0x9E3779B97F4A7C15)
@@ -369,10 +369,9 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     ban_at >= 0 (the ban table's place in ab; the caller set ab[8] to 1, so expand numbers a persisting successor
     m as -1 - m instead), a persisting move whose subtree failed within the bound is banned below its later
     siblings: BS is the stack of banned moves, BT[d] its height when depth d was entered, PP[d] whether the move
-    into depth d persists; the deadlock test reads the bans (ab[9]). With restart_unit > 0 (and a table, until
-    a move is banned: meta[18]), an
-    iteration starts over from the root after restart_unit * luby(r) expansions in its run r, every run after
-    the first trying the successors in a random order (_restart).
+    into depth d persists; the deadlock test reads the bans (ab[9]). With restart_unit > 0 and a table, until a
+    move is banned (meta[18]), an iteration starts over from the root after restart_unit * luby(r) expansions in
+    its run r, every run after the first trying the successors in a random order (_restart).
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
     incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, expanded when the run
     began, random state, whether a move was ever banned]. status: -1 fresh, 0 running,

@@ -201,7 +201,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     meta = np.zeros(19, np.int64)
     meta[6] = -1  # fresh
     meta[9] = -1  # no solution seen yet
-    meta[17] = py_deepening.RESTART_SEED
+    meta[17] = np.array([py_deepening.RESTART_SEED], np.uint64).view(np.int64)[0]  # (the shuffles' state)
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
     admissible = (not use_h) or budget.admissible
