@@ -47,15 +47,19 @@ class _Alarm:
     """Ends a search at its time limit even inside one long expansion (a slow successor function or
     heuristic), where the clock checks between expansions never run: a real-time timer raises
     BudgetExhausted a little after the deadline. Only on the main thread of a Unix process; elsewhere the
-    checks between expansions are all there is."""
+    checks between expansions are all there is. Not inside a garbage collection (its callbacks and
+    finalizers cannot pass an exception on: it would be lost): the timer then rings again just after."""
 
     GRACE = 0.05
+    AGAIN = 0.001  # seconds: how soon it rings again when it came due inside a garbage collection
 
     def __init__(self, limit: float | None):
         self.limit = limit
         self.armed = False
+        self.collecting = False
 
     def __enter__(self):
+        import gc
         import signal
         import threading
 
@@ -63,19 +67,38 @@ class _Alarm:
                 or threading.current_thread() is not threading.main_thread()):
             return self
         self.previous = signal.signal(signal.SIGALRM, self._ring)
+        # (first among the collector's callbacks when it starts, last when it stops: around all of them)
+        gc.callbacks.insert(0, self._gc_starts)
+        gc.callbacks.append(self._gc_stops)
         signal.setitimer(signal.ITIMER_REAL, self.limit + self.GRACE)
         self.armed = True
         return self
 
+    def _gc_starts(self, phase, info):
+        if phase == "start":
+            self.collecting = True
+
+    def _gc_stops(self, phase, info):
+        if phase == "stop":
+            self.collecting = False
+
     def _ring(self, signum, frame):
+        if self.collecting:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, self.AGAIN)
+            return
         raise BudgetExhausted
 
     def __exit__(self, *exc):
         if self.armed:
+            import gc
             import signal
 
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous)
+            gc.callbacks.remove(self._gc_starts)
+            gc.callbacks.remove(self._gc_stops)
         return False
 
 

@@ -138,3 +138,44 @@ def test_time_limit_ends_a_search_inside_one_slow_expansion():
     sol = bfs(Slow(), Budget(time_limit=0.3))
     assert sol.status == BUDGET_EXHAUSTED
     assert time.perf_counter() - start < 2
+
+
+def test_the_time_limit_never_rings_inside_a_garbage_collection():
+    """The timer comes due while the collector runs a slow callback: an exception raised there would be lost
+    (Python reports it as unraisable and the search runs on); it rings just after the collection instead."""
+    import gc
+    import sys
+    import time
+
+    from solvers import BUDGET_EXHAUSTED, Budget, bfs
+
+    lost, slept = [], []
+
+    def slow_collection(phase, info):
+        if phase == "start" and not slept:  # (the first collection only)
+            slept.append(True)
+            time.sleep(0.3)  # (the limit, 0.1 s, and its grace pass in here)
+
+    class Collecting:
+        def initial(self):
+            return 0
+
+        def successors(self, s):
+            gc.collect()
+            return [("+", s + 1, 1)]
+
+        def is_goal(self, s):
+            return False
+
+    saved_hook = sys.unraisablehook
+    sys.unraisablehook = lost.append
+    gc.callbacks.append(slow_collection)
+    try:
+        t = time.perf_counter()
+        solution = bfs(Collecting(), Budget(time_limit=0.1))
+        spent = time.perf_counter() - t
+    finally:
+        gc.callbacks.remove(slow_collection)
+        sys.unraisablehook = saved_hook
+    assert solution.status == BUDGET_EXHAUSTED
+    assert slept and lost == [] and spent < 0.5, (lost, spent)
