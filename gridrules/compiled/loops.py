@@ -18,6 +18,7 @@ from numba import njit, types
 
 from . import about_to_compile, cache_dir, numba_index
 from .runtime import ban, borrow, clear_bans, is_banned, unban
+from solvers import _deepening as py_deepening
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
@@ -270,19 +271,7 @@ def _ban(ab, ban_at, MA, MARG, BS, meta, m):
         meta[18] = 1  # (no more restarts: one would lose the bans)
 
 
-@njit(cache=True)
-def luby(i):
-    """The i-th term (from 0) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ...: the length of each run of a search
-    that restarts (in units), optimal within a constant factor when nothing is known of the runs' lengths."""
-    size, seq = 1, 0
-    while size < i + 1:
-        seq += 1
-        size = 2 * size + 1
-    while size - 1 != i:
-        size = (size - 1) >> 1
-        seq -= 1
-        i = i % size
-    return 1 << seq
+luby = njit(cache=True)(py_deepening.luby)  # (the run lengths of IDA*'s restarts: the Python one's, compiled)
 
 
 @njit(cache=True)
