@@ -89,7 +89,7 @@ def test_every_documented_game_agrees(ex, tmp_path):
         except RuleRuntimeError:
             # the reference stopped with a rule error: the compiled backend must stop too, on the same walk
             with pytest.raises(RuleRuntimeError):
-                ref, nat = system(inst, "reference"), system(inst, "compiled")
+                nat = system(inst, "compiled")
                 state = inst.initial
                 rng = random.Random(1)
                 for _ in range(15):
