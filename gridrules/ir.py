@@ -236,14 +236,6 @@ class SetLocal(Stmt):
 
 
 @dataclass(frozen=True)
-class Ranks(Stmt):
-    """The move's rank is `value` (see docs, `ranks`): searches try the moves of lower rank first."""
-
-    value: Expr
-    span: Span | None = SPAN
-
-
-@dataclass(frozen=True)
 class SetGlobal(Stmt):
     name: str
     value: Expr
@@ -306,6 +298,14 @@ class Persists(Stmt):
 @dataclass(frozen=True)
 class Chooses(Stmt):
     """The move is one of the options for `value` (see docs, `chooses`): searches try the smallest choices first."""
+
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
+class Ranks(Stmt):
+    """The move's rank is `value` (see docs, `ranks`): searches try the moves of lower rank first."""
 
     value: Expr
     span: Span | None = SPAN

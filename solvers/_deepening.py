@@ -117,7 +117,7 @@ def deepen(system: TransitionSystem, search: Search,
         banned: set[int] = set()  # the moves banned here (banning): the union of `bans` along the path
         bans: list[list[int]] = [[]]  # per frame, the moves it banned below its later children
         into = [-1]  # per frame, the number of the persisting move that made it (else -1)
-        run, run_start = 0, stats.expanded + 1
+        run, run_end = 0, stats.expanded + 1 + unit * luby(0)  # (after the root's expansion below)
 
         def ban(number):  # (a persisting move's subtree failed within the bound)
             nonlocal unit
@@ -129,7 +129,7 @@ def deepen(system: TransitionSystem, search: Search,
         search.expand()
         search.visited()
         while frames:
-            if unit and stats.expanded - run_start >= unit * luby(run):
+            if unit and stats.expanded >= run_end:
                 for state in path[1:]:
                     if state in table:
                         table[state] = (NO_G, -1)
@@ -138,7 +138,8 @@ def deepen(system: TransitionSystem, search: Search,
                 banned.clear()
                 on_path = {root}
                 frames = [iter(shuffler.shuffle(first))]
-                run, run_start = run + 1, stats.expanded
+                run += 1
+                run_end = stats.expanded + unit * luby(run)
                 continue
             g = path_g[-1]
             for move, child, cost, after, *persists in frames[-1]:

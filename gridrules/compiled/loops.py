@@ -292,7 +292,20 @@ def _shuffle(CH, CHM, CHC, d, n, meta):
 
 
 @njit(cache=True)
-def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, ban_at):
+def _at_root(CHI, meta, ab, BT, ban_at):
+    """The root alone on the path, its successors from the first, no move banned, no commuting move made."""
+    if ban_at >= 0:
+        clear_bans(ab, ban_at)
+        meta[14] = 0
+        BT[0] = 0
+    if ab[6] > -2:  # (ordering commuting moves)
+        ab[6] = -1
+    CHI[0] = 0
+    meta[0] = 0
+
+
+@njit(cache=True)
+def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, ban_at, restart_unit):
     """Start the iteration over from the root, its successors shuffled. The table keeps the states searched
     through (they fail within the bound whatever the order); the path's states were entered but not searched
     through, so the table forgets them (an entry of no g, in place: the table keeps its count)."""
@@ -305,43 +318,29 @@ def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, 
             k = TT[_find(TK, TT, n, words)]
             if k >= 0:
                 TG[k] = NO_G
-    if ban_at >= 0:
-        clear_bans(ab, ban_at)
-        meta[14] = 0
-        BT[0] = 0
-    if ab[6] > -2:
-        ab[6] = -1
+    _at_root(CHI, meta, ab, BT, ban_at)
     meta[15] += 1
-    meta[16] = meta[3]
+    meta[16] = meta[3] + restart_unit * luby(meta[15])
     _shuffle(CH, CHM, CHC, 0, CHN[0], meta)
-    CHI[0] = 0
-    meta[0] = 0
 
 
 @njit(cache=True)
 def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                  ban_at):
+                  ban_at, restart_unit):
     """Begin an iteration at the current bound: the root alone on the path, the table (and the bans) emptied."""
     D0, g0, D1, g1, BM, ab = W
     PG[0] = 0
     PM[0] = -1
-    if ban_at >= 0:
-        clear_bans(ab, ban_at)
-        meta[14] = 0
-        BT[0] = 0
-    if ab[6] > -2:  # ordering commuting moves: none made yet
-        ab[6] = -1
+    _at_root(CHI, meta, ab, BT, ban_at)
     if table_cap > 0:
         for s in range(TT.shape[0]):
             TT[s] = -1
     meta[7] = 0
-    meta[0] = 0
     CHN[0] = expand(PATH[0], SL, SG, MA, MARG, CH[0], CHM[0], CHC[0], D0, g0, D1, g1, BM, ab)
-    CHI[0] = 0
     meta[3] += 1
     meta[12] += 1
     meta[15] = 0  # (the first run of the iteration: successors in the game's order)
-    meta[16] = meta[3]
+    meta[16] = meta[3] + restart_unit * luby(0)
 
 
 @_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _U3, _I2, _I2,
@@ -362,8 +361,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     move is banned (meta[18]), an iteration starts over from the root after restart_unit * luby(r) expansions in
     its run r, every run after the first trying the successors in a random order (_restart).
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
-    incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, expanded when the run
-    began, random state, whether a move was ever banned]. status: -1 fresh, 0 running,
+    incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, the expansions at
+    which the run ends, random state, whether a move was ever banned]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
     max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
     (meta[13] counts them)."""
@@ -392,7 +391,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             return
         meta[2] = -1
         _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                      ban_at)
+                      ban_at, restart_unit)
     done = 0
     bound = meta[1]
     while True:
@@ -404,7 +403,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             bound = meta[1] = meta[2]
             meta[2] = -1
             _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                          ban_at)
+                          ban_at, restart_unit)
             done += 1
             if max_states >= 0 and meta[3] > max_states:
                 meta[6] = 5
@@ -412,9 +411,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             continue
         if done >= chunk:
             return
-        if (restart_unit > 0 and table_cap > 0 and meta[18] == 0
-                and meta[3] - meta[16] >= restart_unit * luby(meta[15])):
-            _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, ban_at)
+        if restart_unit > 0 and table_cap > 0 and meta[18] == 0 and meta[3] >= meta[16]:
+            _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, ban_at, restart_unit)
             continue
         j = CHI[d]
         if j >= CHN[d]:  # every successor done: backtrack
