@@ -131,6 +131,85 @@ def test_api_solve_runs_the_backends_own_search():
         api.solve(nat, "dijkstra")
 
 
+# A walker on a grid with walls: steps cost 1, jumps over one cell cost `jump`, turning the lamp costs 0. The
+# native uniform-cost search keeps its frontier a ring while the costs are 0 and 1 and turns it into a heap at
+# the first other cost (loops._put); with no free move it tests states for the goal as it makes them.
+WALKER = """game walker
+param jump: int = 3
+param lamp_cost: int = 0
+layer wall: bool static
+global me: cell
+global lamp: bool
+global exit: cell static
+
+action step(d: dir) "{d}":
+    require on_board(me + d) and not wall[me + d]
+    me = me + d
+
+action hop(d: dir) "J{d}" cost jump:
+    require on_board(me + d + d) and not wall[me + d + d]
+    me = me + d + d
+
+action light() "lamp" cost lamp_cost:
+    lamp = not lamp
+
+goal: me == exit and lamp
+
+level grid:
+    '.': pass
+    '#': wall = true
+    'S': me = here
+    'E': exit = here
+"""
+
+
+@st.composite
+def walker_levels(draw):
+    rows, cols = draw(st.integers(2, 6)), draw(st.integers(2, 7))
+    cells = [[draw(st.sampled_from("..#")) for _ in range(cols)] for _ in range(rows)]
+    s, e = draw(st.lists(st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1)), min_size=2, max_size=2,
+                         unique=True))
+    cells[s[0]][s[1]], cells[e[0]][e[1]] = "S", "E"
+    return "\n".join("".join(row) for row in cells) + "\n"
+
+
+@settings(max_examples=30, deadline=None)
+@given(walker_levels(), st.sampled_from([(3, 0), (1, 0), (2, 1), (5, 2), (1, 1)]))
+def test_native_uniform_cost_frontiers_agree(level, costs):
+    """Native bfs = the Python bfs (ring, 0-1 BFS, a heap after the first cost above 1, goals tested as made)."""
+    jump, lamp = costs
+    inst = instance_from_rules(WALKER, level, {"jump": jump, "lamp_cost": lamp})
+    native_agrees(inst, system(inst, "compiled"), system(inst, "reference"), ("bfs",))
+
+
+def test_native_breadth_first_ring_grows():
+    """A breadth-first search past the first arrays' room (loops.START_CAPACITY states) whose ring has wrapped
+    (a free move at the start puts a state before slot 0): the exact optimum, and the moves replay."""
+    from gridrules.compiled.search import START_CAPACITY
+
+    side = 100
+    assert 2 * side * side > START_CAPACITY
+    level = "S" + "." * (side - 1) + "\n" + ("." * side + "\n") * (side - 2) + "." * (side - 1) + "E\n"
+    inst = instance_from_rules(WALKER, level, {"jump": 5})
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    sol = nat.search("bfs")
+    assert (sol.status, sol.cost, sol.optimal) == (SOLVED, 2 * (side - 1), True)
+    assert sol.stats.peak_states > START_CAPACITY
+    state = ref.initial()
+    for move in sol.moves:
+        state, _ = ref.step(state, move)
+    assert ref.is_goal(state)
+
+
+def test_native_breadth_first_tests_goals_as_made():
+    """With unit costs the first goal made ends the search: the state it came from is the last expanded."""
+    level = "S..\n...\n..E\n"
+    inst = instance_from_rules(WALKER, level, {"jump": 1, "lamp_cost": 1})
+    nat = system(inst, "compiled")
+    sol, oracle = nat.search("bfs"), solve(system(inst, "reference"), "bfs")
+    assert (sol.cost, sol.stats.expanded) == (oracle.cost, oracle.stats.expanded) == (3, oracle.stats.expanded)
+
+
 def test_native_deepening_time_limit_keeps_the_best_found():
     """IDA* stopped by the clock returns (unproven) the cheapest solution it has seen above its bound, if any."""
     import time

@@ -132,37 +132,115 @@ def _push(HF, HG, HI, meta, f, g, i):
 
 
 @njit(cache=True)
-def _pop(HF, HG, HI, meta):
-    n = meta[1] - 1
-    top_g, top_i = HG[0], HI[0]
-    HF[0], HG[0], HI[0] = HF[n], HG[n], HI[n]
-    meta[1] = n
-    k = 0
+def _sift_down(HF, HG, HI, k, n):
     while True:
         a = 2 * k + 1
         if a >= n:
-            break
+            return
         b = a + 1
         c = a
         if b < n and _before(HF, HG, HI, b, a):
             c = b
         if not _before(HF, HG, HI, c, k):
-            break
+            return
         HF[k], HF[c] = HF[c], HF[k]
         HG[k], HG[c] = HG[c], HG[k]
         HI[k], HI[c] = HI[c], HI[k]
         k = c
+
+
+@njit(cache=True)
+def _pop(HF, HG, HI, meta):
+    n = meta[1] - 1
+    top_g, top_i = HG[0], HI[0]
+    HF[0], HG[0], HI[0] = HF[n], HG[n], HI[n]
+    meta[1] = n
+    _sift_down(HF, HG, HI, 0, n)
     return top_g, top_i
+
+
+# Without a heuristic, while every move costs 0 or 1, the frontier is a ring used as a double-ended queue rather
+# than a heap (as solvers/bfs.py's _Frontier): a 1-cost child at the back, a 0-cost one at the front, so that
+# unit costs give plain breadth-first search in O(1) a state (and the heap's order: by g, then the row) and 0/1
+# costs 0-1 BFS. The first other cost turns it into a heap for good. meta[1] counts the entries either way;
+# meta[8] is the ring's first slot, meta[9] 1 while the frontier is a ring.
+@njit(cache=True)
+def _ring_put(HF, HG, HI, meta, f, g, i, front):
+    cap = HF.shape[0]
+    if front:
+        k = (meta[8] + cap - 1) % cap
+        meta[8] = k
+    else:
+        k = (meta[8] + meta[1]) % cap
+    HF[k], HG[k], HI[k] = f, g, i
+    meta[1] += 1
+
+
+@njit(cache=True)
+def _ring_take(HF, HG, HI, meta):
+    k = meta[8]
+    meta[8] = (k + 1) % HF.shape[0]
+    meta[1] -= 1
+    return HG[k], HI[k]
+
+
+@njit(cache=True)
+def _ring_to_heap(HF, HG, HI, meta):
+    """The ring's entries, moved to the front in order, made a heap (the ring is sorted by g, not by row)."""
+    n, cap, head = meta[1], HF.shape[0], meta[8]
+    F, G, I = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    for k in range(n):
+        j = (head + k) % cap
+        F[k], G[k], I[k] = HF[j], HG[j], HI[j]
+    HF[:n], HG[:n], HI[:n] = F, G, I
+    meta[8], meta[9] = 0, 0
+    for k in range(n // 2 - 1, -1, -1):
+        _sift_down(HF, HG, HI, k, n)
+
+
+@njit(cache=True)
+def _put(HF, HG, HI, meta, f, g, i, base):
+    """Queue row i at cost g (f with the heuristic), reached from a state taken at cost `base`."""
+    if meta[9] != 0:
+        if g == base + 1:
+            _ring_put(HF, HG, HI, meta, f, g, i, False)
+            return
+        if g == base:
+            _ring_put(HF, HG, HI, meta, f, g, i, True)
+            return
+        _ring_to_heap(HF, HG, HI, meta)
+    _push(HF, HG, HI, meta, f, g, i)
+
+
+@njit(cache=True)
+def _take(HF, HG, HI, meta):
+    """(g, row) of the next entry."""
+    if meta[9] != 0:
+        return _ring_take(HF, HG, HI, meta)
+    return _pop(HF, HG, HI, meta)
+
+
+@njit(cache=True)
+def _untake(HF, HG, HI, meta, f, g, i):
+    """Put back the entry just taken, to come out next again."""
+    if meta[9] != 0:
+        _ring_put(HF, HG, HI, meta, f, g, i, True)
+    else:
+        _push(HF, HG, HI, meta, f, g, i)
 
 
 @_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1,
                      _I1, _I1, _I1, _B, _B, _I, _I, _I, _W))
 def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
-    """meta: [states, heap size, expanded, generated, duplicates, found row, status, dead]. status: -1 fresh
-    (row 0 holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call
-    again), 5 a new state would pass max_states (when >= 0). With use_dead, a state that `dead` says is a
-    deadlock is not expanded (meta[7] counts them)."""
+    """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
+    (see _put), step, cheapest goal made]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
+    (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again), 5 a new state would pass max_states
+    (when >= 0). With use_dead, a state that `dead` says is a deadlock is not expanded (meta[7] counts them).
+    With a step (meta[10] > 0: every move costs at least that much; only without the heuristic), states are
+    tested for the goal when they are made, as solvers/bfs.py does: a goal made from a state taken at cost g
+    costs no more than any other once it costs at most g + step (with unit costs: the first goal made), and
+    meta[11] keeps the cheapest one made until then (-1: none)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
@@ -178,20 +256,23 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         T[_find(K, T, 0, words)] = 0
         meta[0] = 1
         G[0] = 0
-        _push(HF, HG, HI, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0)
+        _put(HF, HG, HI, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0, -1)
+    step = meta[10]
     done = 0
     while meta[1] > 0:
         if done >= chunk:
             return
-        f0 = HF[0]
-        g, i = _pop(HF, HG, HI, meta)
+        f0 = HF[meta[8]]
+        g, i = _take(HF, HG, HI, meta)
+        if meta[11] >= 0 and G[meta[11]] <= g + step:
+            _found(meta, meta[11])  # no state left could reach a cheaper goal
+            return
         if g != G[i]:
             continue  # a stale entry: the state was reached more cheaply since
-        if goal(K[i], SL, SG, D1, g1, BM, ab):
-            meta[5] = i
-            meta[6] = 1
-            # put it back, so that a resumed search (for another solution) sees a consistent heap
-            _push(HF, HG, HI, meta, f0, g, i)
+        if (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab):
+            _found(meta, i)
+            # put it back, so that a resumed search (for another solution) sees a consistent frontier
+            _untake(HF, HG, HI, meta, f0, g, i)
             return
         done += 1
         if use_dead and dead(K[i], SL, SG, D1, g1, BM, ab):
@@ -203,14 +284,14 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
                 continue
-            meta[3] += 1
             new = meta[0]
             if new >= K.shape[0] or meta[1] + 1 >= HF.shape[0]:
                 meta[6] = 3
                 # undo this expansion: it will be redone after the arrays grow (and its deadlock test again)
-                _push(HF, HG, HI, meta, f0, g, i)
+                _untake(HF, HG, HI, meta, f0, g, i)
                 meta[2] -= 1
                 return
+            meta[3] += 1
             for w in range(words):
                 K[new, w] = OUT[m, w]
             slot = _find(K, T, new, words)
@@ -233,11 +314,25 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
             if max_cost >= 0 and use_h and ng + h > max_cost:
                 continue
-            _push(HF, HG, HI, meta, ng + h, ng, target)
+            _put(HF, HG, HI, meta, ng + h, ng, target, g)
+            if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
+                meta[11] = target  # the cheapest goal made so far
+                if ng <= g + step:
+                    _found(meta, target)  # (the rest of this expansion is dropped: a found search ends)
+                    return
         if 4 * meta[0] > 3 * T.shape[0]:
             meta[6] = 3
             return
+    if meta[11] >= 0:
+        _found(meta, meta[11])
+        return
     meta[6] = 2
+
+
+@njit(cache=True)
+def _found(meta, i):
+    meta[5] = i
+    meta[6] = 1
 
 
 @_native(types.void(_U2, _I, _I1))

@@ -30,12 +30,14 @@ class _Arrays:
         self.HG = np.zeros(heap, np.int64)
         self.HI = np.zeros(heap, np.int64)
 
-    def grown(self, n_states: int, n_heap: int) -> "_Arrays":
+    def grown(self, n_states: int, n_heap: int, head: int) -> "_Arrays":
+        """Twice the room; the frontier's entries from slot `head` on (a ring: loops._put) in slots 0.. n_heap-1."""
         new = _Arrays(self.K.shape[1], 2 * self.K.shape[0])
         for name in ("K", "G", "PARENT", "MOVE"):
             getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
+        order = (head + np.arange(n_heap)) % self.HF.shape[0]
         for name in ("HF", "HG", "HI"):
-            getattr(new, name)[:n_heap] = getattr(self, name)[:n_heap]
+            getattr(new, name)[:n_heap] = getattr(self, name)[order]
         loops.rehash(new.K, n_states, new.T)
         return new
 
@@ -84,8 +86,11 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
-    meta = np.zeros(8, np.int64)
+    meta = np.zeros(12, np.int64)
     meta[6] = -1  # the native loop hashes the start and pushes it
+    meta[9] = not use_h  # (the frontier a ring, while the costs allow: loops._put)
+    meta[10] = 0 if use_h else system.min_move_cost  # (goals tested as they are made: loops.best_first)
+    meta[11] = -1
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
     stats = Stats()
@@ -114,14 +119,14 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 3:
-                arrays = arrays.grown(int(meta[0]), int(meta[1]))
-                meta[6] = 0
+                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]))
+                meta[6], meta[8] = 0, 0
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
             if pace.report_due():
                 stats.expanded, stats.generated, stats.peak_states = int(meta[2]), int(meta[3]), int(meta[0])
                 stats.seconds = pace.now - start
-                stats.depth = int(arrays.HF[0]) if meta[1] > 0 else 0
+                stats.depth = int(arrays.HF[meta[8]]) if meta[1] > 0 else 0
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
