@@ -1192,7 +1192,16 @@ def _state_code(low: Lowering) -> str:
         base = off + slot.index * width
         at = slot_at + 3 * j  # word, shift, mask
         code = f"((s[SG[{at}]] >> np.uint64(SG[{at + 1}])) & np.uint64(SG[{at + 2}]))"
-        put = f"out[SG[{at}]] |= np.uint64({{}}) << np.uint64(SG[{at + 1}])"
+        # (the fields are gathered in a local word `acc`, stored when the next field lies in another word: one
+        # store a word, not a load and a store a field, each waiting for the one before)
+        put = (f"acc |= np.uint64({{}}) << np.uint64(SG[{at + 1}])" if j else
+               f"acc = np.uint64({{}}) << np.uint64(SG[{at + 1}])")
+        if j:
+            enc(f"if SG[{at}] != word:")
+            enc("    out[word] |= acc")
+            enc(f"    word, acc = SG[{at}], np.uint64(0)")
+        else:
+            enc(f"word = SG[{at}]")
         if dom.kind in ("int", "bool", "enum", "dir"):
             lo = dom.lo if dom.kind == "int" else 0
             dec(f"g[{base}] = np.int64({code}) + {lo}")
@@ -1217,6 +1226,8 @@ def _state_code(low: Lowering) -> str:
         if dom.kind == "body":
             enc(f"{x} += g[{base}] * (N + 1)")
         enc(put.format(x))
+    if inst.layout.slots:
+        enc("out[word] |= acc")
     dec("return")
     enc("return")
     return ("@njit(cache=True)\ndef _decode(s, D, g, SG):\n" + "\n".join(_board_names(dec.lines) + dec.lines)
