@@ -163,15 +163,21 @@ def _pop(HF, HG, HI, meta):
 # than a heap (as solvers/bfs.py's _Frontier): a 1-cost child at the back, a 0-cost one at the front, so that
 # unit costs give plain breadth-first search in O(1) a state (and the heap's order: by g, then the row) and 0/1
 # costs 0-1 BFS. The first other cost turns it into a heap for good. meta[1] counts the entries either way;
-# meta[8] is the ring's first slot, meta[9] 1 while the frontier is a ring.
+# meta[8] is the ring's first slot, meta[9] 1 while the frontier is a ring, meta[12] the ring's length (a power
+# of two, doubled in place when full: the ring touches memory for the frontier, not for every state queued).
 @njit(cache=True)
 def _ring_put(HF, HG, HI, meta, f, g, i, front):
-    cap = HF.shape[0]
+    cap = meta[12]
+    if meta[1] == cap:  # (the caller keeps meta[1] below HF's length, so there is room for twice as much)
+        wrapped = meta[8] + meta[1] - cap  # the entries at slots 0.. wrapped-1 follow those up to the end
+        for k in range(max(0, wrapped)):
+            HF[cap + k], HG[cap + k], HI[cap + k] = HF[k], HG[k], HI[k]
+        cap = meta[12] = 2 * cap
     if front:
-        k = (meta[8] + cap - 1) % cap
+        k = (meta[8] + cap - 1) & (cap - 1)
         meta[8] = k
     else:
-        k = (meta[8] + meta[1]) % cap
+        k = (meta[8] + meta[1]) & (cap - 1)
     HF[k], HG[k], HI[k] = f, g, i
     meta[1] += 1
 
@@ -179,7 +185,7 @@ def _ring_put(HF, HG, HI, meta, f, g, i, front):
 @njit(cache=True)
 def _ring_take(HF, HG, HI, meta):
     k = meta[8]
-    meta[8] = (k + 1) % HF.shape[0]
+    meta[8] = (k + 1) & (meta[12] - 1)
     meta[1] -= 1
     return HG[k], HI[k]
 
@@ -187,10 +193,10 @@ def _ring_take(HF, HG, HI, meta):
 @njit(cache=True)
 def _ring_to_heap(HF, HG, HI, meta):
     """The ring's entries, moved to the front in order, made a heap (the ring is sorted by g, not by row)."""
-    n, cap, head = meta[1], HF.shape[0], meta[8]
+    n, cap, head = meta[1], meta[12], meta[8]
     F, G, I = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     for k in range(n):
-        j = (head + k) % cap
+        j = (head + k) & (cap - 1)
         F[k], G[k], I[k] = HF[j], HG[j], HI[j]
     HF[:n], HG[:n], HI[:n] = F, G, I
     meta[8], meta[9] = 0, 0
@@ -234,7 +240,7 @@ def _untake(HF, HG, HI, meta, f, g, i):
 def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
-    (see _put), step, cheapest goal made]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
+    (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
     (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again), 5 a new state would pass max_states
     (when >= 0). With use_dead, a state that `dead` says is a deadlock is not expanded (meta[7] counts them).
     With a step (meta[10] > 0: every move costs at least that much; only without the heuristic), states are

@@ -22,20 +22,22 @@ class _Arrays:
     def __init__(self, words: int, capacity: int):
         self.K = np.zeros((capacity, words), np.uint64)
         self.G = np.zeros(capacity, np.int64)
-        self.PARENT = np.full(capacity, -1, np.int64)
-        self.MOVE = np.full(capacity, -1, np.int64)
+        self.PARENT = np.empty(capacity, np.int64)  # (written for every state made: touched as they are)
+        self.MOVE = np.empty(capacity, np.int64)
+        self.PARENT[0] = self.MOVE[0] = -1
         self.T = np.full(_pow2(2 * capacity), -1, np.int64)
         heap = 4 * capacity
         self.HF = np.zeros(heap, np.int64)
         self.HG = np.zeros(heap, np.int64)
         self.HI = np.zeros(heap, np.int64)
 
-    def grown(self, n_states: int, n_heap: int, head: int) -> "_Arrays":
-        """Twice the room; the frontier's entries from slot `head` on (a ring: loops._put) in slots 0.. n_heap-1."""
+    def grown(self, n_states: int, n_heap: int, head: int, ring: int) -> "_Arrays":
+        """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; a
+        heap: head 0), in slots 0.. n_heap-1."""
         new = _Arrays(self.K.shape[1], 2 * self.K.shape[0])
         for name in ("K", "G", "PARENT", "MOVE"):
             getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
-        order = (head + np.arange(n_heap)) % self.HF.shape[0]
+        order = (head + np.arange(n_heap)) % ring
         for name in ("HF", "HG", "HI"):
             getattr(new, name)[:n_heap] = getattr(self, name)[order]
         loops.rehash(new.K, n_states, new.T)
@@ -86,11 +88,12 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
-    meta = np.zeros(12, np.int64)
+    meta = np.zeros(13, np.int64)
     meta[6] = -1  # the native loop hashes the start and pushes it
     meta[9] = not use_h  # (the frontier a ring, while the costs allow: loops._put)
     meta[10] = 0 if use_h else system.min_move_cost  # (goals tested as they are made: loops.best_first)
     meta[11] = -1
+    meta[12] = 1024  # (the ring's length: a power of two up to HF's)
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
     stats = Stats()
@@ -119,7 +122,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 3:
-                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]))
+                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 1 << 62)
                 meta[6], meta[8] = 0, 0
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
