@@ -22,8 +22,9 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
     parents: dict = {root: None}
     goals: set = set()  # states known to be goals (is_goal runs once per state)
     seq = count()
-    # Ties on f go to the deeper node (larger g: closer to a goal), then to the older one.
-    heap = [(root_h, 0, next(seq), root)]
+    # Ties on f go to the deeper node (larger g: closer to a goal), then to the newer one (last in, first out
+    # among equal f and g dives where the search just was; the native A* does the same: loops._before).
+    heap = [(root_h, 0, -next(seq), root)]
     search.stored(1)
     while heap:
         f, neg_g, _, state = heapq.heappop(heap)
@@ -57,7 +58,7 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
                     goals.add(child)
             if child in goals:
                 search.offer(path_to(parents, child), child_g)
-            heapq.heappush(heap, (child_g + child_h, -child_g, next(seq), child))
+            heapq.heappush(heap, (child_g + child_h, -child_g, -next(seq), child))
     return search.unsolvable()
 
 

@@ -105,13 +105,14 @@ def _find(K, T, i, words):
 @njit(cache=True)
 def _before(HF, HG, HI, x, y):
     """Whether heap entry x comes out before entry y: the lower f, then the deeper (greater g), then the state
-    made first (a lower row: first in expand's order among one expansion's children, like the sequence number
-    that breaks ties in solvers/astar.py)."""
+    made last (a higher row), like the sequence number that breaks ties in solvers/astar.py. Last in, first out
+    among equal f and g dives into the newest part of the last f layer: Drops' dense boards at depth 8 take
+    152k / 346k / 292k expansions (boards 4, 10, 11) where first in, first out takes 179k / 594k / 416k."""
     if HF[x] != HF[y]:
         return HF[x] < HF[y]
     if HG[x] != HG[y]:
         return HG[x] > HG[y]
-    return HI[x] < HI[y]
+    return HI[x] > HI[y]
 
 
 @njit(cache=True)
