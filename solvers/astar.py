@@ -8,6 +8,19 @@ from ._search import Search, path_to
 from .protocol import Budget, Solution, TransitionSystem
 
 
+# Ties of f and g go to states in the order of their sequence numbers times this odd constant (mod 2**64): the
+# numbers spread over the word (a Weyl sequence), so a tie goes to a state made at a scattered time, neither the
+# newest nor the oldest. On a plateau of equal f and g (Drops: every state one click from the last layer) a
+# first-in or last-in order keeps searching one corner of it; Drops' dense boards at depths 7 and 8 (4, 6, 10,
+# 11, 31, 39) take 85k / 56k / 265k / 262k / 131k / 554k expansions this way, 152k / 85k / 346k / 292k / 258k /
+# 880k last in first out, 179k / 86k / 594k / 416k / - / - first in first out.
+TIE_SPREAD = 0x9E3779B97F4A7C15
+
+
+def tie_key(n: int) -> int:
+    return (n * TIE_SPREAD) & 0xFFFFFFFFFFFFFFFF
+
+
 def _astar(system: TransitionSystem, search: Search) -> Solution:
     stats = search.stats
     admissible = search.budget.admissible
@@ -22,9 +35,9 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
     parents: dict = {root: None}
     goals: set = set()  # states known to be goals (is_goal runs once per state)
     seq = count()
-    # Ties on f go to the deeper node (larger g: closer to a goal), then to the newer one (last in, first out
-    # among equal f and g dives where the search just was; the native A* does the same: loops._before).
-    heap = [(root_h, 0, -next(seq), root)]
+    # Ties on f go to the deeper node (larger g: closer to a goal), then by tie_key (the native A* alike: its
+    # rows are these sequence numbers while no state is reopened).
+    heap = [(root_h, 0, tie_key(next(seq)), root)]
     search.stored(1)
     while heap:
         f, neg_g, _, state = heapq.heappop(heap)
@@ -58,7 +71,7 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
                     goals.add(child)
             if child in goals:
                 search.offer(path_to(parents, child), child_g)
-            heapq.heappush(heap, (child_g + child_h, -child_g, -next(seq), child))
+            heapq.heappush(heap, (child_g + child_h, -child_g, tie_key(next(seq)), child))
     return search.unsolvable()
 
 

@@ -210,6 +210,21 @@ def test_native_breadth_first_tests_goals_as_made():
     assert (sol.cost, sol.stats.expanded) == (oracle.cost, oracle.stats.expanded) == (3, oracle.stats.expanded)
 
 
+@pytest.mark.parametrize("ruleset,level", [
+    ("drops", "0 2 0 2 4 1\n4 2 2 0 1 4\n1 0 0 3 4 4\n4 0 1 2 2 3\n2 4 4 1 4 0\n4 4 0 0 0 3\n"),
+    ("drops", "4 4 0 2 3 2\n1 1 4 1 4 1\n3 3 0 0 4 0\n0 0 1 3 2 4\n0 3 4 0 4 0\n0 0 0 2 2 0\n"),
+    ("floodit", "33054432\n14513124\n53125332\n13530502\n50303422\n53503253\n22134303\n40154011\n"),
+])
+def test_native_astar_is_the_python_astar(ruleset, level):
+    """With a consistent heuristic (no state reopened) the native A* breaks ties as solvers/astar.py does, by
+    the spread sequence number (tie_key): the same expansions, step for step, and the same solution."""
+    nat = system(instance(ruleset, level), "compiled")
+    mine, theirs = nat.search("astar"), solve(nat, "astar")
+    assert (mine.cost, mine.moves, mine.stats.expanded, mine.stats.generated) == (
+        theirs.cost, theirs.moves, theirs.stats.expanded, theirs.stats.generated)
+    assert mine.stats.expanded > 50
+
+
 def test_native_deepening_time_limit_keeps_the_best_found():
     """IDA* stopped by the clock returns (unproven) the cheapest solution it has seen above its bound, if any."""
     import time
