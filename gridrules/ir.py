@@ -199,6 +199,13 @@ def contains(node, found) -> bool:
     return any(contains(getattr(node, name), found) for name in _parts(type(node)))
 
 
+def count(node, found) -> int:
+    """How many parts of an IR statement or expression (or a tuple of them), itself included, satisfy found."""
+    if isinstance(node, tuple):
+        return sum(count(x, found) for x in node)
+    return int(bool(found(node))) + sum(count(getattr(node, name), found) for name in _parts(type(node)))
+
+
 @functools.cache
 def _parts(cls) -> tuple[str, ...]:
     """The fields of an IR class that hold its parts (not its span, nor a type's name); none for other values.

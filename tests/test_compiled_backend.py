@@ -216,13 +216,72 @@ def test_native_breadth_first_tests_goals_as_made():
     ("floodit", "33054432\n14513124\n53125332\n13530502\n50303422\n53503253\n22134303\n40154011\n"),
 ])
 def test_native_astar_is_the_python_astar(ruleset, level):
-    """With a consistent heuristic (no state reopened) the native A* breaks ties as solvers/astar.py does, by
-    the spread sequence number (tie_key): the same expansions, step for step, and the same solution."""
+    """The native A* breaks ties as solvers/astar.py does, by a hash of the state (tie_key): the same expansions
+    and states made, step for step, and the same solution."""
     nat = system(instance(ruleset, level), "compiled")
     mine, theirs = nat.search("astar"), solve(nat, "astar")
     assert (mine.cost, mine.moves, mine.stats.expanded, mine.stats.generated) == (
         theirs.cost, theirs.moves, theirs.stats.expanded, theirs.stats.generated)
     assert mine.stats.expanded > 50
+
+
+# Loops over sets whose cell local only indexes layers use the cell's index from the set (codegen._indexes_only);
+# the others work out its row and column. Both kinds, in heuristics and in an action that writes the layer.
+SWEEPS = """game sweeps
+layer v: 0..3
+
+action bump(c: cell) "{c}":
+    v[c] = (v[c] + 1) % 4
+    for d in cells where v == 3:
+        v[d] = 0
+
+action shift() "shift":
+    for d in cells where v == 1:
+        if on_board(d + R):
+            v[d] = v[d + R]
+
+goal: empty(cells where v != 0)
+
+heuristic indexing:
+    let t = 0
+    for c in cells where v != 0:
+        t += v[c]
+    return t
+
+heuristic rows:
+    let t = 0
+    for c in cells where v == 2:
+        t += c.row + v[c]
+    return t
+
+heuristic rebound:
+    let t = 0
+    for c in cells where v != 0:
+        t += v[c]
+        c = (0, 0)
+        t += v[c]
+    return t
+
+level grid:
+    '0'..'3': v = value
+"""
+
+
+@settings(max_examples=15, deadline=None)
+@given(digit_grids(3, 3, 4), st.integers(0, 10**6))
+def test_cell_locals_that_only_index_layers(board, seed):
+    for name in ("indexing", "rows", "rebound"):
+        inst = instance_from_rules(SWEEPS, board)
+        ref, nat = system(inst, "reference", name), system(inst, "compiled", name)
+        rng, state = random.Random(seed), inst.initial
+        for _ in range(12):
+            assert ref.heuristic(state) == nat.heuristic(state)
+            moves = sorted(ref.successors(state))
+            assert moves == sorted(nat.successors(state))
+            state = rng.choice(moves)[1]
+    source = nat.source
+    indexing, rows = source[source.index("def h_0"):source.index("def h_1")], source[source.index("def h_1"):]
+    assert "// COLS" not in indexing and "// COLS" in rows
 
 
 def test_native_deepening_time_limit_keeps_the_best_found():

@@ -44,6 +44,18 @@ def _board_names(lines: list[str]) -> list[str]:
     return [f"    {name} = {BOARD_NAMES[name]}" for name in BOARD_NAMES if name in used]
 
 
+def _indexes_only(slot: int, body) -> bool:
+    """Whether a loop's cell local (`slot`) is read in its body only to index layers (`layer[c]`, `layer[c] = v`)
+    and never bound again there: its cell's index from the set stands for it (a cell of a set is on the board)."""
+    def local(x) -> bool:
+        return isinstance(x, ir.Local) and x.slot == slot
+
+    if ir.contains(body, lambda x: isinstance(x, (ir.SetLocal, ir.For)) and x.slot == slot):
+        return False
+    return ir.count(body, local) == ir.count(body, lambda x: isinstance(x, ir.LayerAt) and local(x.cell)
+                                              or isinstance(x, ir.SetLayer) and local(x.where))
+
+
 def _writes(node, game: ir.Game) -> bool:
     """Whether an IR statement or expression may change the state: a store, or a call of a def that stores."""
     return ir.contains(node, lambda x: isinstance(x, (ir.SetLayer, ir.SetGlobal, ir.SetArray, ir.Emit))
@@ -208,6 +220,7 @@ class Lowering:
         # never recurse, so a function's rows are never in use twice at once.
         self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
+        self.cell_at: dict[int, str] = {}  # a cell local that only indexes layers -> its cell's index (s_For)
         self.same_rows: dict[str, tuple[str, str]] = {}  # ... and whose equal edges (`group`), in these rows
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
         self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
@@ -378,6 +391,8 @@ class Lowering:
         ref = self.layer_ref(e.layer)
         if isinstance(e.cell, ir.Here):
             i = ctx["here_index"][-1]
+        elif isinstance(e.cell, ir.Local) and e.cell.slot in self.cell_at:
+            i = self.cell_at[e.cell.slot]
         else:
             i = self.cell_index(o, self.ex(e.cell, o, ctx), f"reading layer `{e.layer}`", e.span)
         v = self.t()
@@ -955,6 +970,8 @@ class Lowering:
         else:
             if isinstance(s.where, ir.Here):
                 i = ctx["here_index"][-1]
+            elif isinstance(s.where, ir.Local) and s.where.slot in self.cell_at:
+                i = self.cell_at[s.where.slot]
             else:
                 i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
             o(f"{self.cell_of(ref, i)} = {v}")
@@ -1051,9 +1068,14 @@ class Lowering:
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
             i, close = self._open_set_loop(it, o, ctx)
-            o(f"{var[0]} = {i} // COLS")
-            o(f"{var[1]} = {i} % COLS")
-            self.block(s.body, o, ctx)
+            if _indexes_only(s.slot, s.body):  # (no row and column, two divisions, to index layers again)
+                self.cell_at[s.slot] = i
+                self.block(s.body, o, ctx)
+                del self.cell_at[s.slot]
+            else:
+                o(f"{var[0]} = {i} // COLS")
+                o(f"{var[1]} = {i} % COLS")
+                self.block(s.body, o, ctx)
             close()
             return
         o.indent()
