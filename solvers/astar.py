@@ -8,17 +8,26 @@ from ._search import Search, path_to
 from .protocol import Budget, Solution, TransitionSystem
 
 
-# Ties of f and g go to states in the order of their sequence numbers times this odd constant (mod 2**64): the
-# numbers spread over the word (a Weyl sequence), so a tie goes to a state made at a scattered time, neither the
-# newest nor the oldest. On a plateau of equal f and g (Drops: every state one click from the last layer) a
-# first-in or last-in order keeps searching one corner of it; Drops' dense boards at depths 7 and 8 (4, 6, 10,
-# 11, 31, 39) take 85k / 56k / 265k / 262k / 131k / 554k expansions this way, 152k / 85k / 346k / 292k / 258k /
-# 880k last in first out, 179k / 86k / 594k / 416k / 354k / over 1.29M first in first out.
-TIE_SPREAD = 0x9E3779B97F4A7C15
+# Ties of f and g go by a hash of the state (a fixed pseudo-random order over the states, whatever order they
+# are found in): on a plateau of equal f and g, such as Drops' last click, a first-in or last-in order keeps
+# searching one corner of it. Drops' dense boards at depths 7 and 8 (4, 6, 10, 11, 31, 39) take 82k / 56k /
+# 286k / 259k / 127k / 552k expansions this way, 152k / 85k / 346k / 292k / 258k / 880k last in first out,
+# 179k / 86k / 594k / 416k / 354k / over 1.29M first in first out. Keyed by the state, not by when it was
+# found, the order of two states stays when the search around them changes (a `deadlock` that prunes others). The hash is the native table's
+# (gridrules.compiled.loops._hash) over a state's words, so both A*s order alike; a state that is no tuple of
+# words is keyed by its sequence number, spread over 64 bits.
+_MASK = (1 << 64) - 1
 
 
-def tie_key(n: int) -> int:
-    return (n * TIE_SPREAD) & 0xFFFFFFFFFFFFFFFF
+def tie_key(state, seq: int) -> int:
+    if isinstance(state, tuple) and all(isinstance(w, int) and 0 <= w <= _MASK for w in state):
+        h = 1469598103934665603
+        for w in state:
+            x = ((w ^ (h >> 29)) * 0xBF58476D1CE4E5B9) & _MASK
+            x ^= x >> 32
+            h = ((h ^ x) * 0x94D049BB133111EB) & _MASK
+        return h
+    return (seq * 0x9E3779B97F4A7C15) & _MASK
 
 
 def _astar(system: TransitionSystem, search: Search) -> Solution:
@@ -35,12 +44,11 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
     parents: dict = {root: None}
     goals: set = set()  # states known to be goals (is_goal runs once per state)
     seq = count()
-    # Ties on f go to the deeper node (larger g: closer to a goal), then by tie_key (the native A* alike: its
-    # rows are these sequence numbers while no state is reopened).
-    heap = [(root_h, 0, tie_key(next(seq)), root)]
+    # Ties on f go to the deeper node (larger g: closer to a goal), then by tie_key (then the older one).
+    heap = [(root_h, 0, tie_key(root, 0), next(seq), root)]
     search.stored(1)
     while heap:
-        f, neg_g, _, state = heapq.heappop(heap)
+        f, neg_g, _, _, state = heapq.heappop(heap)
         g = -neg_g
         if g > best_g[state]:
             continue  # stale entry: the state was re-opened with a cheaper g
@@ -71,7 +79,8 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
                     goals.add(child)
             if child in goals:
                 search.offer(path_to(parents, child), child_g)
-            heapq.heappush(heap, (child_g + child_h, -child_g, tie_key(next(seq)), child))
+            n = next(seq)
+            heapq.heappush(heap, (child_g + child_h, -child_g, tie_key(child, n), n, child))
     return search.unsolvable()
 
 

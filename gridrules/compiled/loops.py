@@ -19,7 +19,6 @@ from numba import njit, types
 from . import about_to_compile, cache_dir, numba_index
 from .runtime import ban, borrow, clear_bans, is_banned, unban
 from solvers import _deepening as py_deepening
-from solvers.astar import TIE_SPREAD
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
@@ -104,58 +103,58 @@ def _find(K, T, i, words):
 
 
 @njit(cache=True)
-def _before(HF, HG, HI, x, y):
-    """Whether heap entry x comes out before entry y: the lower f, then the deeper (greater g), then by the row
-    spread over 64 bits (solvers.astar.tie_key: the same order as the Python A*'s)."""
+def _before(HF, HG, HI, HK, x, y):
+    """Whether heap entry x comes out before entry y: the lower f, then the deeper (greater g), then the lower
+    key, a hash of the state (solvers.astar.tie_key: the Python A* orders alike)."""
     if HF[x] != HF[y]:
         return HF[x] < HF[y]
     if HG[x] != HG[y]:
         return HG[x] > HG[y]
-    return np.uint64(HI[x]) * np.uint64(TIE_SPREAD) < np.uint64(HI[y]) * np.uint64(TIE_SPREAD)
+    return np.uint64(HK[x]) < np.uint64(HK[y])
 
 
 @njit(cache=True)
-def _push(HF, HG, HI, meta, f, g, i):
+def _push(HF, HG, HI, HK, meta, f, g, i, key):
     n = meta[1]
-    HF[n] = f
-    HG[n] = g
-    HI[n] = i
+    HF[n], HG[n], HI[n], HK[n] = f, g, i, key
     meta[1] = n + 1
     while n > 0:
         p = (n - 1) >> 1
-        if not _before(HF, HG, HI, n, p):
+        if not _before(HF, HG, HI, HK, n, p):
             break
         HF[p], HF[n] = HF[n], HF[p]
         HG[p], HG[n] = HG[n], HG[p]
         HI[p], HI[n] = HI[n], HI[p]
+        HK[p], HK[n] = HK[n], HK[p]
         n = p
 
 
 @njit(cache=True)
-def _sift_down(HF, HG, HI, k, n):
+def _sift_down(HF, HG, HI, HK, k, n):
     while True:
         a = 2 * k + 1
         if a >= n:
             return
         b = a + 1
         c = a
-        if b < n and _before(HF, HG, HI, b, a):
+        if b < n and _before(HF, HG, HI, HK, b, a):
             c = b
-        if not _before(HF, HG, HI, c, k):
+        if not _before(HF, HG, HI, HK, c, k):
             return
         HF[k], HF[c] = HF[c], HF[k]
         HG[k], HG[c] = HG[c], HG[k]
         HI[k], HI[c] = HI[c], HI[k]
+        HK[k], HK[c] = HK[c], HK[k]
         k = c
 
 
 @njit(cache=True)
-def _pop(HF, HG, HI, meta):
+def _pop(HF, HG, HI, HK, meta):
     n = meta[1] - 1
     top_g, top_i = HG[0], HI[0]
-    HF[0], HG[0], HI[0] = HF[n], HG[n], HI[n]
+    HF[0], HG[0], HI[0], HK[0] = HF[n], HG[n], HI[n], HK[n]
     meta[1] = n
-    _sift_down(HF, HG, HI, 0, n)
+    _sift_down(HF, HG, HI, HK, 0, n)
     return top_g, top_i
 
 
@@ -166,24 +165,24 @@ def _pop(HF, HG, HI, meta):
 # meta[8] is the ring's first slot, meta[9] 1 while the frontier is a ring, meta[12] the ring's length (a power
 # of two, doubled in place when full: the ring touches memory for the frontier, not for every state queued).
 @njit(cache=True)
-def _ring_put(HF, HG, HI, meta, f, g, i, front):
+def _ring_put(HF, HG, HI, HK, meta, f, g, i, key, front):
     cap = meta[12]
     if meta[1] == cap:  # (the caller keeps meta[1] below HF's length, so there is room for twice as much)
         wrapped = meta[8] + meta[1] - cap  # the entries at slots 0.. wrapped-1 follow those up to the end
         for k in range(max(0, wrapped)):
-            HF[cap + k], HG[cap + k], HI[cap + k] = HF[k], HG[k], HI[k]
+            HF[cap + k], HG[cap + k], HI[cap + k], HK[cap + k] = HF[k], HG[k], HI[k], HK[k]
         cap = meta[12] = 2 * cap
     if front:
         k = (meta[8] + cap - 1) & (cap - 1)
         meta[8] = k
     else:
         k = (meta[8] + meta[1]) & (cap - 1)
-    HF[k], HG[k], HI[k] = f, g, i
+    HF[k], HG[k], HI[k], HK[k] = f, g, i, key
     meta[1] += 1
 
 
 @njit(cache=True)
-def _ring_take(HF, HG, HI, meta):
+def _ring_take(HF, HG, HI, HK, meta):
     k = meta[8]
     meta[8] = (k + 1) & (meta[12] - 1)
     meta[1] -= 1
@@ -191,53 +190,54 @@ def _ring_take(HF, HG, HI, meta):
 
 
 @njit(cache=True)
-def _ring_to_heap(HF, HG, HI, meta):
+def _ring_to_heap(HF, HG, HI, HK, meta):
     """The ring's entries, moved to the front in order, made a heap (the ring is sorted by g, not by row)."""
     n, cap, head = meta[1], meta[12], meta[8]
-    F, G, I = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    E = np.empty((4, n), np.int64)
     for k in range(n):
         j = (head + k) & (cap - 1)
-        F[k], G[k], I[k] = HF[j], HG[j], HI[j]
-    HF[:n], HG[:n], HI[:n] = F, G, I
+        E[0, k], E[1, k], E[2, k], E[3, k] = HF[j], HG[j], HI[j], HK[j]
+    HF[:n], HG[:n], HI[:n], HK[:n] = E[0], E[1], E[2], E[3]
     meta[8], meta[9] = 0, 0
     for k in range(n // 2 - 1, -1, -1):
-        _sift_down(HF, HG, HI, k, n)
+        _sift_down(HF, HG, HI, HK, k, n)
 
 
 @njit(cache=True)
-def _put(HF, HG, HI, meta, f, g, i, base):
-    """Queue row i at cost g (f with the heuristic), reached from a state taken at cost `base`."""
+def _put(HF, HG, HI, HK, meta, f, g, i, key, base):
+    """Queue row i at cost g (f with the heuristic; `key` breaks ties), reached from a state taken at cost
+    `base`."""
     if meta[9] != 0:
         if g == base + 1:
-            _ring_put(HF, HG, HI, meta, f, g, i, False)
+            _ring_put(HF, HG, HI, HK, meta, f, g, i, key, False)
             return
         if g == base:
-            _ring_put(HF, HG, HI, meta, f, g, i, True)
+            _ring_put(HF, HG, HI, HK, meta, f, g, i, key, True)
             return
-        _ring_to_heap(HF, HG, HI, meta)
-    _push(HF, HG, HI, meta, f, g, i)
+        _ring_to_heap(HF, HG, HI, HK, meta)
+    _push(HF, HG, HI, HK, meta, f, g, i, key)
 
 
 @njit(cache=True)
-def _take(HF, HG, HI, meta):
+def _take(HF, HG, HI, HK, meta):
     """(g, row) of the next entry."""
     if meta[9] != 0:
-        return _ring_take(HF, HG, HI, meta)
-    return _pop(HF, HG, HI, meta)
+        return _ring_take(HF, HG, HI, HK, meta)
+    return _pop(HF, HG, HI, HK, meta)
 
 
 @njit(cache=True)
-def _untake(HF, HG, HI, meta, f, g, i):
+def _untake(HF, HG, HI, HK, meta, f, g, i, key):
     """Put back the entry just taken, to come out next again."""
     if meta[9] != 0:
-        _ring_put(HF, HG, HI, meta, f, g, i, True)
+        _ring_put(HF, HG, HI, HK, meta, f, g, i, key, True)
     else:
-        _push(HF, HG, HI, meta, f, g, i)
+        _push(HF, HG, HI, HK, meta, f, g, i, key)
 
 
 @_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1,
-                     _I1, _I1, _I1, _B, _B, _I, _I, _I, _W))
-def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, meta, use_h,
+                     _I1, _I1, _I1, _I1, _B, _B, _I, _I, _I, _W))
+def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, HK, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
     (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
@@ -250,7 +250,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
-    HF, HG, HI, meta = borrow(HF), borrow(HG), borrow(HI), borrow(meta)
+    HF, HG, HI, HK, meta = borrow(HF), borrow(HG), borrow(HI), borrow(HK), borrow(meta)
     words = K.shape[1]
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
@@ -262,14 +262,15 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         T[_find(K, T, 0, words)] = 0
         meta[0] = 1
         G[0] = 0
-        _put(HF, HG, HI, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0, -1)
+        _put(HF, HG, HI, HK, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0,
+             _key(K, 0, words), -1)
     step = meta[10]
     done = 0
     while meta[1] > 0:
         if done >= chunk:
             return
-        f0 = HF[meta[8]]
-        g, i = _take(HF, HG, HI, meta)
+        f0, k0 = HF[meta[8]], HK[meta[8]]
+        g, i = _take(HF, HG, HI, HK, meta)
         if meta[11] >= 0 and G[meta[11]] <= g + step:
             _found(meta, meta[11])  # no state left could reach a cheaper goal
             return
@@ -278,7 +279,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         if (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab):
             _found(meta, i)
             # put it back, so that a resumed search (for another solution) sees a consistent frontier
-            _untake(HF, HG, HI, meta, f0, g, i)
+            _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
             return
         done += 1
         if use_dead and dead(K[i], SL, SG, D1, g1, BM, ab):
@@ -286,17 +287,17 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             continue
         meta[2] += 1
         n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
+        if meta[0] + n > K.shape[0] or meta[1] + n >= HF.shape[0]:
+            meta[6] = 3
+            # undo this expansion: it will be redone after the arrays grow (and its deadlock test again)
+            _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
+            meta[2] -= 1
+            return
         for m in range(n):
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
                 continue
             new = meta[0]
-            if new >= K.shape[0] or meta[1] + 1 >= HF.shape[0]:
-                meta[6] = 3
-                # undo this expansion: it will be redone after the arrays grow (and its deadlock test again)
-                _untake(HF, HG, HI, meta, f0, g, i)
-                meta[2] -= 1
-                return
             meta[3] += 1
             for w in range(words):
                 K[new, w] = OUT[m, w]
@@ -320,7 +321,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
             if max_cost >= 0 and use_h and ng + h > max_cost:
                 continue
-            _put(HF, HG, HI, meta, ng + h, ng, target, g)
+            _put(HF, HG, HI, HK, meta, ng + h, ng, target, _key(K, target, words), g)
             if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
                 meta[11] = target  # the cheapest goal made so far
                 if ng <= g + step:
@@ -333,6 +334,12 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         _found(meta, meta[11])
         return
     meta[6] = 2
+
+
+@njit(cache=True)
+def _key(K, i, words):
+    """A state's tie-breaking key: the hash of its words (solvers.astar.tie_key), as an int64."""
+    return np.int64(_hash(K, i, words))
 
 
 @njit(cache=True)

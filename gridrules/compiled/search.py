@@ -30,6 +30,7 @@ class _Arrays:
         self.HF = np.zeros(heap, np.int64)
         self.HG = np.zeros(heap, np.int64)
         self.HI = np.zeros(heap, np.int64)
+        self.HK = np.zeros(heap, np.int64)  # (f, g, row, the state's tie key: loops._before)
 
     def grown(self, n_states: int, n_heap: int, head: int, ring: int) -> "_Arrays":
         """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; a
@@ -38,7 +39,7 @@ class _Arrays:
         for name in ("K", "G", "PARENT", "MOVE"):
             getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
         order = (head + np.arange(n_heap)) % ring
-        for name in ("HF", "HG", "HI"):
+        for name in ("HF", "HG", "HI", "HK"):
             getattr(new, name)[:n_heap] = getattr(self, name)[order]
         loops.rehash(new.K, n_states, new.T)
         return new
@@ -110,7 +111,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             t0 = time.perf_counter()
             system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
                         system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF,
-                        arrays.HG, arrays.HI, meta, use_h, system.deadlocks, max_cost, max_states, pace.chunk,
+                        arrays.HG, arrays.HI, arrays.HK, meta, use_h, system.deadlocks, max_cost, max_states, pace.chunk,
                         system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
