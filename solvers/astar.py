@@ -13,9 +13,9 @@ from .protocol import Budget, Solution, TransitionSystem
 # searching one corner of it. Drops' dense boards at depths 7 and 8 (4, 6, 10, 11, 31, 39) take 82k / 56k /
 # 286k / 259k / 127k / 552k expansions this way, 152k / 85k / 346k / 292k / 258k / 880k last in first out,
 # 179k / 86k / 594k / 416k / 354k / over 1.29M first in first out. Keyed by the state, not by when it was
-# found, the order of two states stays when the search around them changes (a `deadlock` that prunes others). The hash is the native table's
-# (gridrules.compiled.loops._hash) over a state's words, so both A*s order alike; a state that is no tuple of
-# words is keyed by its sequence number, spread over 64 bits.
+# found, the order of two states stays when the search around them changes (a `deadlock` that prunes others).
+# The hash is the native table's (gridrules.compiled.loops._hash) over a state's words, so both A*s order
+# alike; a state that is no tuple of words is keyed by its sequence number, spread over 64 bits.
 _MASK = (1 << 64) - 1
 
 

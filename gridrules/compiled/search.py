@@ -111,8 +111,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             t0 = time.perf_counter()
             system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
                         system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF,
-                        arrays.HG, arrays.HI, arrays.HK, meta, use_h, system.deadlocks, max_cost, max_states, pace.chunk,
-                        system.work)
+                        arrays.HG, arrays.HI, arrays.HK, meta, use_h, system.deadlocks, max_cost, max_states,
+                        pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
