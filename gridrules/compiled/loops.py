@@ -86,8 +86,14 @@ def _hash(K, i, words):
 @njit(cache=True)
 def _find(K, T, i, words):
     """The table slot holding a row equal to row i, or the empty slot where it belongs."""
+    return _probe(K, T, i, words, _hash(K, i, words))
+
+
+@njit(cache=True)
+def _probe(K, T, i, words, h):
+    """_find for a row whose hash h is known (A* also breaks ties by it)."""
     mask = np.uint64(T.shape[0] - 1)
-    slot = _hash(K, i, words) & mask
+    slot = h & mask
     while True:
         j = T[slot]
         if j < 0:
@@ -160,8 +166,8 @@ def _pop(HF, HG, HI, HK, meta):
 
 # Without a heuristic, while every move costs 0 or 1, the frontier is a ring used as a double-ended queue rather
 # than a heap (as solvers/bfs.py's _Frontier): a 1-cost child at the back, a 0-cost one at the front, so that
-# unit costs give plain breadth-first search in O(1) a state (and the heap's order: by g, then the row) and 0/1
-# costs 0-1 BFS. The first other cost turns it into a heap for good. meta[1] counts the entries either way;
+# unit costs give plain breadth-first search in O(1) a state (by g, then first made first) and 0/1 costs 0-1
+# BFS. The first other cost turns it into a heap for good. meta[1] counts the entries either way;
 # meta[8] is the ring's first slot, meta[9] 1 while the frontier is a ring, meta[12] the ring's length (a power
 # of two, doubled in place when full: the ring touches memory for the frontier, not for every state queued).
 @njit(cache=True)
@@ -191,7 +197,7 @@ def _ring_take(HF, HG, HI, HK, meta):
 
 @njit(cache=True)
 def _ring_to_heap(HF, HG, HI, HK, meta):
-    """The ring's entries, moved to the front in order, made a heap (the ring is sorted by g, not by row)."""
+    """The ring's entries, moved to the front in order, made a heap (the ring is sorted by g, not by key)."""
     n, cap, head = meta[1], meta[12], meta[8]
     E = np.empty((4, n), np.int64)
     for k in range(n):
@@ -263,7 +269,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         meta[0] = 1
         G[0] = 0
         _put(HF, HG, HI, HK, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0,
-             _key(K, 0, words), -1)
+             np.int64(_hash(K, 0, words)), -1)
     step = meta[10]
     done = 0
     while meta[1] > 0:
@@ -301,7 +307,8 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             meta[3] += 1
             for w in range(words):
                 K[new, w] = OUT[m, w]
-            slot = _find(K, T, new, words)
+            key = _hash(K, new, words)  # (the table's hash, and A*'s tie key: loops._before)
+            slot = _probe(K, T, new, words, key)
             j = T[slot]
             if j >= 0:
                 meta[4] += 1
@@ -321,7 +328,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
             if max_cost >= 0 and use_h and ng + h > max_cost:
                 continue
-            _put(HF, HG, HI, HK, meta, ng + h, ng, target, _key(K, target, words), g)
+            _put(HF, HG, HI, HK, meta, ng + h, ng, target, np.int64(key), g)
             if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
                 meta[11] = target  # the cheapest goal made so far
                 if ng <= g + step:
@@ -334,12 +341,6 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         _found(meta, meta[11])
         return
     meta[6] = 2
-
-
-@njit(cache=True)
-def _key(K, i, words):
-    """A state's tie-breaking key: the hash of its words (solvers.astar.tie_key), as an int64."""
-    return np.int64(_hash(K, i, words))
 
 
 @njit(cache=True)

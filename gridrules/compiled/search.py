@@ -33,12 +33,12 @@ class _Arrays:
         self.HK = np.zeros(heap, np.int64)  # (f, g, row, the state's tie key: loops._before)
 
     def grown(self, n_states: int, n_heap: int, head: int, ring: int) -> "_Arrays":
-        """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; a
-        heap: head 0), in slots 0.. n_heap-1."""
+        """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; 0:
+        a heap, its entries in slots 0.. n_heap-1 already), in slots 0.. n_heap-1."""
         new = _Arrays(self.K.shape[1], 2 * self.K.shape[0])
         for name in ("K", "G", "PARENT", "MOVE"):
             getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
-        order = (head + np.arange(n_heap)) % ring
+        order = (head + np.arange(n_heap)) % ring if ring else np.arange(n_heap)
         for name in ("HF", "HG", "HI", "HK"):
             getattr(new, name)[:n_heap] = getattr(self, name)[order]
         loops.rehash(new.K, n_states, new.T)
@@ -123,7 +123,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 3:
-                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 1 << 62)
+                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0)
                 meta[6], meta[8] = 0, 0
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
