@@ -420,6 +420,36 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
     assert len({s.source for s in systems}) == 1 and len({id(s.mod) for s in systems}) == 1
 
 
+
+def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypatch):
+    """A file of many boards generates the module's source once per board size, parameters and heuristic
+    (system._generated), and every board still solves as the reference backend solves it; the faults of each
+    system name its own board."""
+    import gridrules.compiled.system as compiled
+
+    made = []
+
+    def counting(inst, *args):
+        made.append((inst.rows, inst.cols))
+        return generate(inst, *args)
+
+    generate = compiled.generate
+    monkeypatch.setattr(compiled, "generate", counting)
+    monkeypatch.setattr(compiled, "_GENERATED", {})
+    text = "3\n0 1 2\n1 1 2\n2 2 1\n3\n2 0 0\n1 2 0\n1 1 1\n4\n0 1 2 3\n1 1 2 3\n4 2 1 0\n5 5 5 1\n0\n"
+    insts = [instance("floodit", text, index=k) for k in range(3)]
+    systems = [compiled.CompiledSystem(inst) for inst in insts]
+    assert made == [(3, 3), (4, 4)]
+    assert systems[0].faults is systems[1].faults is not systems[2].faults
+    assert [m for m, _, _ in systems[2].faults if "board" in m] and all(
+        "4x4" in m for m, _, _ in systems[2].faults if "board" in m)
+    compiled.CompiledSystem(insts[0], "colours_left")
+    compiled.CompiledSystem(instance("floodit", text, {"colours": 7}, index=1))
+    assert made == [(3, 3), (4, 4), (3, 3), (3, 3)]
+    for inst, nat in zip(insts, systems):
+        ref = system(inst, "reference")
+        assert solve(nat, "astar").cost == solve(ref, "astar").cost == nat.search("astar").cost
+
 MATCHES = """# Matches: remove two tiles of one colour, or step a tile down onto its neighbour's value. (Checks of one cell
 # at an action's head, which the compiled backend reads once per cell: codegen.prefilter.)
 game matches "Matches"

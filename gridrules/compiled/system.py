@@ -70,6 +70,26 @@ def load_module(source: str):
     return module
 
 
+_GENERATED: dict[tuple, tuple] = {}  # (see _generated)
+
+
+def _generated(inst: Instance, heuristic: str | None, rules, moves):
+    """codegen.generate's answer, reused for the levels that differ from one seen before only in their contents
+    (what the state and the static layers hold, which the code reads at run time): a file of 1000 boards then
+    generates its module once, not ~1 ms per board. The key is everything generate reads of an instance; games
+    compare by value (~0.1 ms), so the same rules read again for another level file match too."""
+    key = (inst.game, heuristic, inst.rows, inst.cols, tuple(sorted(inst.params.items())),
+           tuple(sorted(inst.doms.items())), tuple(sorted(inst.dims.items())), inst.layout,
+           None if moves is None else tuple(moves))
+    out = _GENERATED.get(key)
+    if out is None:
+        out = generate(inst, heuristic, rules, moves)
+        if len(_GENERATED) >= 16:
+            _GENERATED.pop(next(iter(_GENERATED)))
+        _GENERATED[key] = out
+    return out
+
+
 class CompiledSystem:
     """successors / is_goal / heuristic through native code; states are the same tuples of words as the
     reference backend's, so the two can be compared state by state."""
@@ -85,7 +105,7 @@ class CompiledSystem:
         given = moves
         rules = interpreter(inst)  # numbers the moves (as the reference does) and evaluates constant costs
         try:
-            source, low, moves = generate(inst, heuristic, rules, moves)
+            source, low, moves = _generated(inst, heuristic, rules, moves)
         except Unsupported as err:
             raise UsageError(f"the compiled backend cannot run `{inst.game.name}` yet: {err}; "
                              "use --backend reference") from None
