@@ -182,6 +182,28 @@ def test_native_uniform_cost_frontiers_agree(level, costs):
     native_agrees(inst, system(inst, "compiled"), system(inst, "reference"), ("bfs",))
 
 
+def test_table_tags_sort_out_rows_but_never_merge_them():
+    """The native table's slots tag each row with bits of its hash (loops._entry): rows of one hash and tag are
+    still told apart by their words, a row is found again under its own hash only, and row numbers keep all
+    their 40 bits."""
+    import numpy as np
+    from gridrules.compiled import loops
+
+    K = np.array([[1, 2], [3, 4], [1, 2], [3, 4], [5, 6]], np.uint64)
+    T = np.full(8, -1, np.int64)
+    h = np.uint64(5)  # (every row given one hash: one first slot, one tag)
+    for i in (0, 1):
+        slot = loops._probe(K, T, i, 2, h)
+        assert loops._row(T, slot) == -1
+        T[slot] = loops._entry(i, h)
+    assert [loops._row(T, loops._probe(K, T, i, 2, h)) for i in (2, 3, 4)] == [0, 1, -1]
+    other = np.uint64(5 | 1 << 50)  # the same first slot, another tag: the rows stored are passed over
+    assert loops._row(T, loops._probe(K, T, 2, 2, other)) == -1
+    top = (1 << 40) - 1
+    T[7] = loops._entry(top, np.uint64(2**64 - 1))
+    assert T[7] >= 0 and loops._row(T, 7) == top
+
+
 def test_native_breadth_first_ring_grows():
     """A breadth-first search past the first arrays' room (loops.START_CAPACITY states) whose ring has wrapped
     (a free move at the start puts a state before slot 0): the exact optimum, and the moves replay."""

@@ -83,6 +83,26 @@ def _hash(K, i, words):
     return h
 
 
+# A table slot holds -1 (empty) or a row number with a tag, 23 high bits of the row's hash, above it: a probe
+# compares a row's words only when the tags agree, so passing other rows costs no visit to K (a cache miss each
+# in a large table).
+_ROW_BITS = 40
+_ROW_MASK = (1 << _ROW_BITS) - 1
+
+
+@njit(cache=True)
+def _entry(row, h):
+    """What a slot holds for `row`, whose hash is h."""
+    return row | (np.int64(h >> np.uint64(64 - (63 - _ROW_BITS))) << _ROW_BITS)
+
+
+@njit(cache=True)
+def _row(T, slot):
+    """The row a slot holds, or -1."""
+    e = T[slot]
+    return e & _ROW_MASK if e >= 0 else e
+
+
 @njit(cache=True)
 def _find(K, T, i, words):
     """The table slot holding a row equal to row i, or the empty slot where it belongs."""
@@ -94,17 +114,20 @@ def _probe(K, T, i, words, h):
     """_find for a row whose hash h is known (A* also breaks ties by it)."""
     mask = np.uint64(T.shape[0] - 1)
     slot = h & mask
+    tag = np.int64(h >> np.uint64(64 - (63 - _ROW_BITS)))
     while True:
-        j = T[slot]
-        if j < 0:
+        e = T[slot]
+        if e < 0:
             return slot
-        same = True
-        for w in range(words):
-            if K[j, w] != K[i, w]:
-                same = False
-                break
-        if same:
-            return slot
+        if e >> _ROW_BITS == tag:
+            j = e & _ROW_MASK
+            same = True
+            for w in range(words):
+                if K[j, w] != K[i, w]:
+                    same = False
+                    break
+            if same:
+                return slot
         slot = (slot + np.uint64(1)) & mask
 
 
@@ -265,11 +288,11 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     # (the scratch rows; g is the path cost below)
     if meta[6] == -1:
         meta[6] = 0
-        T[_find(K, T, 0, words)] = 0
+        h0 = _hash(K, 0, words)
+        T[_probe(K, T, 0, words, h0)] = _entry(0, h0)
         meta[0] = 1
         G[0] = 0
-        _put(HF, HG, HI, HK, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0,
-             np.int64(_hash(K, 0, words)), -1)
+        _put(HF, HG, HI, HK, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0, np.int64(h0), -1)
     step = meta[10]
     done = 0
     while meta[1] > 0:
@@ -309,7 +332,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
                 K[new, w] = OUT[m, w]
             key = _hash(K, new, words)  # (the table's hash, and A*'s tie key: loops._before)
             slot = _probe(K, T, new, words, key)
-            j = T[slot]
+            j = _row(T, slot)
             if j >= 0:
                 meta[4] += 1
                 if ng >= G[j]:
@@ -319,7 +342,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
                 if max_states >= 0 and new >= max_states:
                     meta[6] = 5
                     return
-                T[slot] = new
+                T[slot] = _entry(new, key)
                 meta[0] = new + 1
                 target = new
             G[target] = ng
@@ -355,7 +378,8 @@ def rehash(K, n, T):
     for s in range(T.shape[0]):
         T[s] = -1
     for i in range(n):
-        T[_find(K, T, i, words)] = i
+        h = _hash(K, i, words)
+        T[_probe(K, T, i, words, h)] = _entry(i, h)
 
 
 @njit(cache=True)
@@ -424,7 +448,7 @@ def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, 
         for p in range(1, meta[0] + 1):
             for w in range(words):
                 TK[n, w] = PATH[p, w]
-            k = TT[_find(TK, TT, n, words)]
+            k = _row(TT, _find(TK, TT, n, words))
             if k >= 0:
                 TG[k] = NO_G
     _at_root(CHI, meta, ab, BT, ban_at)
@@ -555,12 +579,13 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
         n = meta[7]
-        slot = np.uint64(0)
+        slot, h = np.uint64(0), np.uint64(0)
         if table_cap > 0:  # (a state searched through at no greater g: before the goal test and h, which cost)
             for w in range(words):
                 TK[n, w] = CH[d, j, w]
-            slot = _find(TK, TT, n, words)
-            k = TT[slot]
+            h = _hash(TK, n, words)
+            slot = _probe(TK, TT, n, words, h)
+            k = _row(TT, slot)
             if k >= 0 and TG[k] <= cg and TA[k] <= after:
                 meta[5] += 1
                 if persists:
@@ -594,7 +619,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             meta[6] = 3
             return
         if table_cap > 0:  # (TK[n] still holds the state, and `slot` is its place)
-            k = TT[slot]
+            k = _row(TT, slot)
             if k >= 0:
                 TG[k] = cg
                 TA[k] = after
@@ -604,7 +629,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                     meta[4] -= 1
                     meta[6] = 4
                     return
-                TT[slot] = n
+                TT[slot] = _entry(n, h)
                 TG[n] = cg
                 TA[n] = after
                 meta[7] = n + 1
