@@ -335,7 +335,9 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             j = _row(T, slot)
             if j >= 0:
                 meta[4] += 1
-                if ng >= G[j]:
+                # (in the ring every state made costs at most g + 1: a 1-cost child improves none, and its
+                # duplicate's G, a cache miss in a large table, need not be read)
+                if (meta[9] != 0 and ng == g + 1) or ng >= G[j]:
                     continue
                 target = j  # reached more cheaply: reopen
             else:
