@@ -642,6 +642,68 @@ def test_body_cells_walked_in_reading_order(board, seed):
     walk_and_compare(instance_from_rules(BODY_ORDER, board), seed, steps=15)
 
 
+# Value masks (`layer == v` as sets) read from the packed state in heuristics, and `distinct` and `group` read
+# from the masks once they are known, against the reference.
+MASKS = """\
+game masks "value masks"
+enum hue = red, green, blue
+layer level: 2..6
+layer hue: hue
+layer lit: bool
+
+action bump(p: cell) "{p}":
+    let same = cells where level == level[p]        # the value masks, known before the group's edges
+    let g = group(p, level)
+    require distinct(same | g, hue) >= 1
+    level[g] = (level[p] - 1) % 5 + 2
+    lit[p] = not lit[p]
+
+action paint(p: cell) "paint {p}":
+    if hue[p] == red:
+        hue[p] = green
+    elif hue[p] == green:
+        hue[p] = blue
+    else:
+        hue[p] = red
+
+goal: empty(cells where level != 2)
+
+heuristic levels:
+    return distinct(cells, level) + 2 * count(cells where level == 4) + level[(0, 0)]
+
+heuristic hues:
+    let g = group((0, 0), hue)
+    return 3 * count(g) + distinct(g, level) + count(cells where hue == blue)
+
+heuristic lights:
+    let first = cells where lit
+    return count(group(first, lit)) + distinct(cells - first, hue) + 5 * count(first)
+
+heuristic edges_first:
+    let g = group((rows - 1, 0), level)              # the edges before any value mask
+    return count(g) + count(cells where level == 6) + distinct(g, hue)
+
+level grid:
+    '2'..'6' : level = value + 2
+"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
+def test_value_masks_read_from_rows_and_from_packed_states_agree(rows, cols, data, seed):
+    """Heuristics read a layer's value masks from the packed state's bit planes (int, enum and bool layers;
+    boards of one and two words), and `distinct` and `group` read them from the masks when they are known,
+    in heuristics and in actions: every heuristic alone gives the reference's value along a walk."""
+    grid = data.draw(st.lists(st.text("23456", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    inst = instance_from_rules(MASKS, "\n".join(grid) + "\n")
+    ref, _ = walk_and_compare(inst, seed, steps=6)
+    systems = [(system(inst, "reference", h.name), system(inst, "compiled", h.name)) for h in inst.game.heuristics]
+    rng, state = random.Random(seed), inst.initial
+    for _ in range(6):
+        assert [r.heuristic(state) for r, _ in systems] == [n.heuristic(state) for _, n in systems]
+        state = rng.choice(ref.successors(state))[1]
+
+
 # `group` over a layer (natively: the layer's equal edges, memoized until the layer is written) and over any other
 # value (read at every cell), and conditions `here in S`, against the reference.
 GROUPS = """\

@@ -220,6 +220,9 @@ class Lowering:
         # never recurse, so a function's rows are never in use twice at once.
         self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
+        # the packed state the function being lowered reads (a heuristic's `s`), whose bit planes give a dynamic
+        # layer's value masks without a pass over its cells; None where the rows may differ from it
+        self.packed: str | None = None
         self.cell_at: dict[int, str] = {}  # a cell local that only indexes layers -> its cell's index (s_For)
         self.same_rows: dict[str, tuple[str, str]] = {}  # ... and whose equal edges (`group`), in these rows
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
@@ -641,17 +644,11 @@ class Lowering:
     # ---- `layer == value` as a set, memoized per function call: one pass over the layer row gives the
     # masks of every value; a store to the layer or a call of a def (which may store) forgets them.
     def value_mask(self, layer: str, v: str, o: Out) -> str:
-        dom = self.inst.doms[layer]
-        lo, count = (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
+        lo, count = self._codes(layer)
         if count > 256:
             return f"rt.equal_mask({self.layer_ref(layer)}, {v}, K)"
-        self.memo.add(layer)
-        m, ok, j, out = f"M_{layer}", f"V_{layer}", self.t("j"), self.t("s")
-        o(f"if not {ok}:")
-        o.indent()
-        o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K)")
-        o(f"{ok} = True")
-        o.dedent()
+        m = self.masks(layer, o)
+        j, out = self.t("j"), self.t("s")
         o(f"{j} = {v} - {lo}")
         o(f"if 0 <= {j} < {count}:")
         o.indent()
@@ -662,6 +659,29 @@ class Lowering:
         o(f"{out} = rt.empty_into({self.row()})")
         o.dedent()
         return out
+
+    def _codes(self, layer: str) -> tuple[int, int]:
+        """(the value of code 0, how many codes) of a layer's values."""
+        dom = self.inst.doms[layer]
+        return (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
+
+    def masks(self, layer: str, o: Out) -> str:
+        """The memoized value masks of a layer (row j: the cells holding code j), computed here if not yet: from
+        the packed state's bit planes where the function reads one (a few word operations per value), else in
+        one pass over the layer's row."""
+        lo, count = self._codes(layer)
+        self.memo.add(layer)
+        m, ok = f"M_{layer}", f"V_{layer}"
+        o(f"if not {ok}:")
+        o.indent()
+        if self.packed and layer in self.dyn_layers:
+            at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
+            o(f"{m} = rt.plane_masks({self.packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL)")
+        else:
+            o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K)")
+        o(f"{ok} = True")
+        o.dedent()
+        return m
 
     def forget_masks(self, o: Out, layer: str | None = None):
         for name in self.dyn_layers:
@@ -753,7 +773,14 @@ class Lowering:
             rows = self.same_rows[layer] = (self.row(), self.row())
         o(f"if not E_{layer}:")
         o.indent()
-        o(f"rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
+        if self._codes(layer)[1] > 64:
+            o(f"rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
+        else:  # from the value masks when they are known already, else from the row
+            self.memo.add(layer)
+            o(f"if V_{layer}:")
+            o(f"    rt.same_masks_from(M_{layer}, {rows[0]}, {rows[1]}, COLS, NOT_RIGHT)")
+            o("else:")
+            o(f"    rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
         o(f"E_{layer} = True")
         o.dedent()
         return rows
@@ -793,8 +820,12 @@ class Lowering:
         if isinstance(x, ir.LayerAt) and isinstance(x.cell, ir.Here) and x.ty not in (ir.BOOL, ir.CELL):
             dom = self.inst.doms[x.layer]
             lo, count = (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
-            if count <= 64:  # the values seen, as bits of one word
-                return f"rt.distinct_in({self.layer_ref(x.layer)}, {s}, {lo}, {count})"
+            if count <= 64 and self.packed and x.layer in self.dyn_layers:  # (the masks met by the set)
+                return f"rt.distinct_masks({self.masks(x.layer, o)}, {s})"
+            if count <= 64:  # the values seen, as bits of one word (or the masks met, when they are known)
+                self.memo.add(x.layer)
+                return (f"(rt.distinct_masks(M_{x.layer}, {s}) if V_{x.layer} else "
+                        f"rt.distinct_in({self.layer_ref(x.layer)}, {s}, {lo}, {count}))")
         vals, n = self.t("v"), self.t("n")
         o(f"{vals} = np.empty(rt.count({s}), np.int64)")
         o(f"{n} = 0")
@@ -1372,8 +1403,10 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         cost_proc = ir.Procedure("cost", action.proc.params, (ir.Return(action.cost),), action.proc.nlocals)
         parts.append(low.function(f"cost_{ai}", low.params_code(action.proc), cost_proc.body, "heuristic",
                                   "return 0", None, state=("D0", "g0")))
-    for hi, h in enumerate(game.heuristics):
-        parts.append(low.function(f"h_{hi}", [], h.proc.body, "heuristic", "return 0", None))
+    for hi, h in enumerate(game.heuristics):  # (a heuristic reads the state it is given, never changes it)
+        low.packed = "s"
+        parts.append(low.function(f"h_{hi}", ["s"], h.proc.body, "heuristic", "return 0", None))
+        low.packed = None
     if game.score is not None:
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))
@@ -1777,7 +1810,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
           if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
     h_lines = ["    _decode(s, D, g, SG)", "    best = 0"]
     for k, i in enumerate(hs):  # the largest value, as the reference takes it (0 only without any)
-        h_lines += [f"    v = h_{i}(D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
+        h_lines += [f"    v = h_{i}(s, D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
                                                               ["    if v > best:", "        best = v"])
     h_lines.append("    return best")
     goal = ["    _decode(s, D, g, SG)", "    return _goal(D, g, SL, SG, BM, ab)"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..cache import cache_dir, store
 
-ARRAYS = frozenset({"D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})
+ARRAYS = frozenset({"s", "D", "g", "D0", "g0", "SL", "SG", "BM", "ab"})  # (s: the packed state a heuristic reads)
 # entry points: their signatures are fixed by loops.py
 FIXED = frozenset({"expand", "heuristic", "goal", "deadlock", "score"})
 

@@ -506,6 +506,58 @@ def value_masks(row, lo, count, k):
 
 
 @njit(cache=True)
+def plane_masks(s, p, planes, k, count, full):
+    """value_masks read from a packed state instead of a row: the layer's codes lie in `planes` bit planes of k
+    words each from word p of s (layout.py), so the cells holding code c are those whose plane bits spell c."""
+    out = np.empty((count, k), np.uint64)
+    for c in range(count):
+        for j in range(k):
+            m = full[j]
+            for q in range(planes):
+                x = s[p + q * k + j]
+                m &= x if (c >> q) & 1 else ~x
+            out[c, j] = m
+    return out
+
+
+@njit(cache=True)
+def distinct_masks(masks, a):
+    """distinct_in read from a layer's value masks: how many of the values' cell sets meet the set a."""
+    n = 0
+    for c in range(masks.shape[0]):
+        for j in range(a.shape[0]):
+            if masks[c, j] & a[j]:
+                n += 1
+                break
+    return n
+
+
+@njit(cache=True)
+def same_masks_from(masks, same_right, same_down, cols, not_right):
+    """same_masks_into read from a layer's value masks, a word at a time: a cell and its right (lower)
+    neighbour hold the same value when both lie in one value's mask."""
+    k = same_right.shape[0]
+    q, r = cols >> 6, cols & 63
+    for j in range(k):
+        right = uint64(0)
+        down = uint64(0)
+        for c in range(masks.shape[0]):
+            x = masks[c, j]
+            nxt = x >> ONE  # (bit i: cell i + 1)
+            if j + 1 < k:
+                nxt |= masks[c, j + 1] << uint64(63)
+            right |= x & nxt
+            below = uint64(0)  # (bit i: cell i + cols)
+            if j + q < k:
+                below = masks[c, j + q] >> uint64(r)
+                if r != 0 and j + q + 1 < k:
+                    below |= masks[c, j + q + 1] << uint64(64 - r)
+            down |= x & below
+        same_right[j] = right & not_right[j]
+        same_down[j] = down
+
+
+@njit(cache=True)
 def equal_mask(row, value, k):
     """The cells whose value in a layer row equals `value`."""
     out = np.zeros(k, np.uint64)
