@@ -1168,20 +1168,24 @@ class Lowering:
             n += 1
         o = Out()
         ctx = {"kind": "action", "abort": "return False", "here_index": []}
+        self.packed = "s"  # (the parent's packed state: value masks from its planes, and kept after the copy)
         self.lower(body[:n], o, ctx, ("D0", "g0"))
+        self.packed = None
         o("rt.copy_state(D0, g0, D, g)")
         self.lower(body[n:], o, ctx, ("D", "g"))
         o("return True")
-        return self.define(name, proc_params + ["D0", "g0", "D", "g"], o)
+        return self.define(name, proc_params + ["s", "D0", "g0", "D", "g"], o)
 
     def head(self, name: str, proc_params: list[str], body) -> str:
         """An action's leading `require`s, read on the parent: True when they hold. Most moves that pass the
         prefilter fail here (18x8 Shisen-Sho: ~216 pairs of one kind, ~12 of them joined by a path), and this
         function takes fewer arrays than the action (prune.py): each array passed costs a little per call."""
         o = Out()
+        self.packed = "s"
         self.lower(body, o, {"kind": "action", "abort": "return False", "here_index": []}, ("D0", "g0"))
+        self.packed = None
         o("return True")
-        return self.define(name, proc_params + ["D0", "g0"], o)
+        return self.define(name, proc_params + ["s", "D0", "g0"], o)
 
     def probe(self, name: str, proc_params: list[str], expr, test: bool) -> str:
         """One side of a prefilter step, read on the parent: a test as 1 (holds) or 2 (fails or rejects), a
@@ -1738,9 +1742,9 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
             o("ab[10] = 0  # (set by `chooses`)")
         if ranks:
             o("ab[13] = 0  # (set by `ranks`)")
-        act = f"act_{ai}({', '.join(args + ['D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
+        act = f"act_{ai}({', '.join(args + ['s', 'D0', 'g0', 'D', 'g', 'SL', 'SG', 'BM', 'ab'])})"
         if ai in low.heads:
-            o(f"ok = head_{ai}({', '.join(args + PARENT)})")
+            o(f"ok = head_{ai}({', '.join(args + ['s'] + PARENT)})")
             o("if ok:")
             o(f"    ok = {act}")
         else:
