@@ -44,6 +44,15 @@ def _board_names(lines: list[str]) -> list[str]:
     return [f"    {name} = {BOARD_NAMES[name]}" for name in BOARD_NAMES if name in used]
 
 
+def _word_tree(e) -> bool:
+    """Whether a set expression is a set operation (|, &, -) or `S where layer == v` / `S where here in T`, which
+    Lowering.words computes a word at a time."""
+    if isinstance(e, ir.BinOp):
+        return e.op in ("|", "&", "-") and e.ty == ir.SET
+    return isinstance(e, ir.Where) and (Lowering._layer_equality(e.pred) is not None or
+                                        _membership(e.pred) is not None)
+
+
 def _indexes_only(slot: int, body) -> bool:
     """Whether a loop's cell local (`slot`) is read in its body only to index layers (`layer[c]`, `layer[c] = v`)
     and never bound again there: its cell's index from the set stands for it (a cell of a set is on the board)."""
@@ -440,6 +449,8 @@ class Lowering:
             o(f"{v} = {b}")
             o.dedent()
             return v
+        if _word_tree(e):  # a set operation: with the ones below it, one pass over the words
+            return self.words(e, o, ctx)
         a = self.ex(e.left, o, ctx)
         b = self.ex(e.right, o, ctx)
         lt, rt = e.left.ty, e.right.ty
@@ -475,10 +486,54 @@ class Lowering:
         if lt == ir.CELL and rt == ir.CELL and op in ("+", "-"):
             return self._snap((f"({a[0]} {op} {b[0]} if {a[0]} != NONE and {b[0]} != NONE else NONE)",
                                f"({a[1]} {op} {b[1]})"), o)
-        sa = self.as_set(a, lt, o)
-        sb = self.as_set(b, rt, o)
-        fn = {"|": "union", "&": "inter", "-": "minus"}[op]
-        return self._snap(f"rt.{fn}_into({sa}, {sb}, {self.row()})", o)
+        raise AssertionError(f"no lowering for {lt} {op} {rt}")  # (set operations: _words, above)
+
+    # ---- set expressions a word at a time: a tree of |, &, - and `S where layer == v` (or `here in T`) is one
+    # loop over the words of its leaves (the other sets, computed first, in the order the tree reads them),
+    # written into a row once or reduced (any, empty, count) without a row at all
+    def words(self, e, o: Out, ctx, into: str | None = None) -> str:
+        """The set of a word tree (_word_tree), in a row of its own (or `into`, which its leaves may read: each
+        word is read before it is written)."""
+        w = self.t("w")
+        x = self._word(e, o, ctx, w)
+        out = self.t("s")
+        o(f"{out} = {into or self.row()}")
+        o(f"for {w} in range(K):")
+        o(f"    {out}[{w}] = {x}")
+        return out
+
+    def _word(self, e, o: Out, ctx, w: str) -> str:
+        """Word `w` of set e: the tree's operations on its leaves' words."""
+        if not _word_tree(e):
+            return f"{self.as_set(self.ex(e, o, ctx), e.ty, o)}[{w}]"
+        if isinstance(e, ir.BinOp):
+            a, b = self._word(e.left, o, ctx, w), self._word(e.right, o, ctx, w)
+            return {"|": f"({a} | {b})", "&": f"({a} & {b})", "-": f"({a} & ~{b})"}[e.op]
+        cells = self._word(e.cells, o, ctx, w)
+        fast = self._layer_equality(e.pred)
+        if fast is not None:
+            layer, value = fast
+            return f"({cells} & {self.value_mask(layer, self.ex(value, o, ctx), o)}[{w}])"
+        return f"({cells} & {self._word(_membership(e.pred), o, ctx, w)})"
+
+    def _reduce(self, e, o: Out, ctx, kind: str) -> str | None:
+        """any (kind `any`) or count of a word tree, word by word without building the set; None for other sets."""
+        if not _word_tree(e):
+            return None
+        w = self.t("w")
+        x = self._word(e, o, ctx, w)
+        v = self.t()
+        if kind == "any":
+            o(f"{v} = False")
+            o(f"for {w} in range(K):")
+            o(f"    if {x} != 0:")
+            o(f"        {v} = True")
+            o("        break")
+        else:
+            o(f"{v} = 0")
+            o(f"for {w} in range(K):")
+            o(f"    {v} += rt.popcount({x})")
+        return v
 
     def as_set(self, value, ty, o: Out) -> str:
         if ty == ir.SET:
@@ -552,16 +607,8 @@ class Lowering:
         self._close_members(o)
 
     def x_Where(self, e, o, ctx):
-        fast = self._layer_equality(e.pred)
-        if fast is not None:  # one pass over a layer row instead of the condition at every cell
-            s = self.ex(e.cells, o, ctx)
-            layer, value = fast
-            v = self.ex(value, o, ctx)
-            return self._snap(f"rt.inter_into({s}, {self.value_mask(layer, v, o)}, {self.row()})", o)
-        members = _membership(e.pred)
-        if members is not None:  # `S where here in T` is S & T (as `path(a, b, here in T, k)` reads it)
-            s = self.ex(e.cells, o, ctx)
-            return self._snap(f"rt.inter_into({s}, {self.ex(members, o, ctx)}, {self.row()})", o)
+        if _word_tree(e):  # `S where layer == v` is S & the value's mask, `S where here in T` is S & T
+            return self.words(e, o, ctx)
         out = self.t("s")
         o(f"{out} = rt.empty_into({self.row()})")
         self._each_meeting(e, o, ctx, lambda i: f"rt.add({out}, {i})")
@@ -703,7 +750,8 @@ class Lowering:
     def x_Builtin(self, e, o, ctx):
         return getattr(self, "b_" + e.name)(e, o, ctx)
 
-    def _layer_equality(self, pred):
+    @staticmethod
+    def _layer_equality(pred):
         """(layer, value expression) when the condition reads `layer == value` with a value that does not
         depend on the cell, and is safe to read once (so a bitboard flood gives the same result)."""
         if not (isinstance(pred, ir.BinOp) and pred.op == "=="):
@@ -791,14 +839,14 @@ class Lowering:
         return self._snap(f"rt.border_into({s}, {self.row()}, COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
 
     def b_count(self, e, o, ctx):
-        return f"rt.count({self.ex(e.args[0], o, ctx)})"
+        return self._reduce(e.args[0], o, ctx, "count") or f"rt.count({self.ex(e.args[0], o, ctx)})"
 
     def b_any(self, e, o, ctx):
-        found = self._found(e.args[0], o, ctx)
+        found = self._found(e.args[0], o, ctx) or self._reduce(e.args[0], o, ctx, "any")
         return found if found is not None else f"rt.nonempty({self.ex(e.args[0], o, ctx)})"
 
     def b_empty(self, e, o, ctx):
-        found = self._found(e.args[0], o, ctx)
+        found = self._found(e.args[0], o, ctx) or self._reduce(e.args[0], o, ctx, "any")
         return f"(not {found if found is not None else f'rt.nonempty({self.ex(e.args[0], o, ctx)})'})"
 
     def _found(self, e, o, ctx) -> str | None:
@@ -946,6 +994,9 @@ class Lowering:
             getattr(self, "s_" + type(s).__name__)(s, o, ctx)
 
     def s_SetLocal(self, s, o, ctx):
+        if s.value.ty == ir.SET and _word_tree(s.value):  # (straight into the variable's own row)
+            o(f"{self.local(s.slot, ir.SET)} = {self.words(s.value, o, ctx, self.row())}")
+            return
         v = self.ex(s.value, o, ctx)
         names = self.local(s.slot, s.value.ty)
         if isinstance(names, tuple):
