@@ -81,7 +81,10 @@ def _generated(inst: Instance, heuristic: str | None, rules, moves):
     key = (inst.game, heuristic, inst.rows, inst.cols, tuple(sorted(inst.params.items())),
            tuple(sorted(inst.doms.items())), tuple(sorted(inst.dims.items())), inst.layout,
            None if moves is None else tuple(moves))
-    out = _GENERATED.get(key)
+    try:
+        out = _GENERATED.get(key)
+    except TypeError:  # (the IR is immutable and hashable throughout; should a part not be, generate anew)
+        return generate(inst, heuristic, rules, moves)
     if out is None:
         out = generate(inst, heuristic, rules, moves)
         if len(_GENERATED) >= 16:
