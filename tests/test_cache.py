@@ -166,3 +166,29 @@ def test_a_search_loop_says_when_it_compiles_and_loads_quietly_later(tmp_path, m
     again = _Native(types.int64(types.int64), twice)  # (as a later run finds it)
     assert again.cached() and again.load(heard.append)(4) == 8
     assert len(heard) == 1
+
+
+def test_a_search_loop_compiles_in_another_process_while_this_one_works(tmp_path, monkeypatch):
+    """warm_up (a first run, while it compiles a game's module) has another process compile a loop into the
+    cache; load then waits for it and reads the cache, saying nothing more."""
+    from numba.core import config
+
+    from gridrules.compiled.loops import _Native
+    from native_sample import tripled
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # (the other process reads it from the environment)
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
+    heard = []
+    loop = _Native(tripled.signature, tripled.py_func)  # (this process's own, fresh)
+    assert not loop.cached()
+    loop.warm_up(heard.append)
+    worker = loop._warming
+    assert worker is not None and len(heard) == 1 and heard[0].startswith("compiling the native search loops")
+    loop.warm_up(heard.append)  # (one process at a time)
+    assert loop._warming is worker
+    compiled = loop.load(heard.append)
+    assert worker.returncode == 0 and loop.cached() and loop._warming is None
+    assert compiled(14) == 42 and sum(compiled.stats.cache_hits.values()) == 1
+    assert len(heard) == 1
+    loop.warm_up(heard.append)  # (loaded: nothing to start)
+    assert loop._warming is None

@@ -11,6 +11,9 @@ never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -45,13 +48,31 @@ class _Native:
     def __init__(self, signature, py_func):
         self.signature, self.py_func, self._compiled = signature, py_func, None
         self.__name__, self.__doc__ = py_func.__name__, py_func.__doc__
+        self._warming = None  # the process compiling it into numba's cache (warm_up)
+
+    def warm_up(self, notice=None) -> None:
+        """When it is not cached, start compiling it into numba's cache in a process of its own: a first run
+        compiles it on another core while this process compiles a game's own code, and `load` then waits for
+        that process and reads the cache (or compiles itself, should the process have failed)."""
+        if self._compiled is not None or self._warming is not None or self.cached():
+            return
+        code = f"import {self.py_func.__module__} as m; m.{self.__name__}.load()"
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
+        try:
+            self._warming = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            return
+        about_to_compile(notice, _compiling())
 
     def load(self, notice=None):
         """Compile it now, or load it from numba's cache; notice(text) hears first when it must compile."""
         if self._compiled is None:
-            if not self.cached():
-                about_to_compile(notice, f"compiling the native search loops (once: later runs load them from "
-                                         f"{cache_dir()})")
+            if self._warming is not None:  # (compiling elsewhere: said when it started)
+                self._warming.wait()
+                self._warming = None
+            elif not self.cached():
+                about_to_compile(notice, _compiling())
             self._compiled = njit(self.signature, cache=True)(self.py_func)
         return self._compiled
 
@@ -63,6 +84,10 @@ class _Native:
 
     def __call__(self, *args):
         return (self._compiled or self.load())(*args)
+
+
+def _compiling() -> str:
+    return f"compiling the native search loops (once: later runs load them from {cache_dir()})"
 
 
 def _native(signature):

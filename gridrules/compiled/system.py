@@ -14,6 +14,7 @@ from . import about_to_compile, cache_dir, numba_index
 from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
+from . import loops
 from .loops import EXPAND_AT, GOAL_AT, HEURISTIC_AT
 from . import runtime as rt
 from .runtime import BAN_HEADER
@@ -70,6 +71,16 @@ def load_module(source: str):
     return module
 
 
+def _warm_up_loop(game: ir.Game, notice) -> None:
+    """While this process compiles a game's module, have the native search loop it will most likely run
+    (api.default_algorithm and api.level_algorithm: a best-first search, or a path search for a game whose moves
+    persist) compiled into the cache by another process, if it is not there yet: on a first run the two
+    compiles then share the machine's cores instead of following each other."""
+    if game.score is not None:  # (`anytime`: a Python search over the native successors)
+        return
+    (loops.deepening if game.persisting else loops.best_first).warm_up(notice)
+
+
 _GENERATED: dict[tuple, tuple] = {}  # (see _generated)
 
 
@@ -118,6 +129,7 @@ class CompiledSystem:
         if needs_compiling(source):
             about_to_compile(notice, f"compiling native code for `{inst.game.name}` (once: later runs load it from "
                                      f"{cache_dir()})")
+            _warm_up_loop(inst.game, notice)
         self.mod = load_module(source)
         self.moves = [text for text, _, _ in moves]
         # MARG row m: column 0 the group of moves written like move m (-1 when its text is unique: two legal
