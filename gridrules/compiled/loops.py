@@ -54,7 +54,7 @@ class _Native:
         """When it is not cached, start compiling it into numba's cache in a process of its own: a first run
         compiles it on another core while this process compiles a game's own code, and `load` then waits for
         that process and reads the cache (or compiles itself, should the process have failed)."""
-        if self._compiled is not None or self._warming is not None or self.cached():
+        if self._compiled is not None or self._warming is not None or not sys.executable or self.cached():
             return
         code = f"import {self.py_func.__module__} as m; m.{self.__name__}.load()"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
