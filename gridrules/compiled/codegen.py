@@ -866,8 +866,7 @@ class Lowering:
         s = self.ex(e.args[0], o, ctx)
         x = e.args[1]
         if isinstance(x, ir.LayerAt) and isinstance(x.cell, ir.Here) and x.ty not in (ir.BOOL, ir.CELL):
-            dom = self.inst.doms[x.layer]
-            lo, count = (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
+            lo, count = self._codes(x.layer)
             if count <= 64 and self.packed and x.layer in self.dyn_layers:  # (the masks met by the set)
                 return f"rt.distinct_masks({self.masks(x.layer, o)}, {s})"
             if count <= 64:  # the values seen, as bits of one word (or the masks met, when they are known)
