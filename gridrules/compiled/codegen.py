@@ -1559,7 +1559,8 @@ def chain_code(low: Lowering, rules) -> str:
             if p.leave:
                 o(f"if k == {k}:")
                 o(f"    {low.def_name(p.leave, ctx)}(i // COLS, i % COLS, d, D, g, SL, SG, BM, ab)")
-        o(f"P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
+        o(f"if ab[{QUEUE}] != 0:")
+        o(f"    P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
         o.dedent()
     o("if nt > 1:")
     o("    rt.sort_ints(T, nt)")
@@ -1572,7 +1573,8 @@ def chain_code(low: Lowering, rules) -> str:
     for k, p in enumerate(game.particles):
         o(f"{'if' if k == 0 else 'elif'} k == {k}:")
         o(f"    {low.def_name(p.hit, ctx)}(i // COLS, i % COLS, count, D, g, SL, SG, BM, ab)")
-    o(f"P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
+    o(f"if ab[{QUEUE}] != 0:  # (only a hit that emitted: most only grow a drop)")
+    o(f"    P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
     o.dedent()
     o.dedent()
     o("return True")
