@@ -442,7 +442,6 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
     assert len({s.source for s in systems}) == 1 and len({id(s.mod) for s in systems}) == 1
 
 
-
 def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypatch):
     """A file of many boards generates the module's source once per board size, parameters and heuristic
     (system._generated), and every board still solves as the reference backend solves it; the faults of each
@@ -471,6 +470,7 @@ def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypa
     for inst, nat in zip(insts, systems):
         ref = system(inst, "reference")
         assert solve(nat, "astar").cost == solve(ref, "astar").cost == nat.search("astar").cost
+
 
 MATCHES = """# Matches: remove two tiles of one colour, or step a tile down onto its neighbour's value. (Checks of one cell
 # at an action's head, which the compiled backend reads once per cell: codegen.prefilter.)
