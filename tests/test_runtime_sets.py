@@ -68,7 +68,7 @@ def test_elementwise_helpers_match_python_sets(board, i):
     """The `_into` helpers write their result into `out`, which may be one of their inputs."""
     rows, cols, a, b = board
     pa, pb = pack(a, rows, cols), pack(b, rows, cols)
-    for name, expected in (("union_into", a | b), ("inter_into", a & b), ("minus_into", a - b)):
+    for name, expected in (("union_into", a | b), ("minus_into", a - b)):
         fn = getattr(rt, name)
         assert unpack(fn(pa, pb, np.full_like(pa, 7)), rows, cols) == expected
         assert unpack(fn(pa.copy(), pb, pa.copy()), rows, cols) == expected

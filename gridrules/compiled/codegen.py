@@ -1190,19 +1190,20 @@ class Lowering:
         return out
 
     def function(self, name: str, proc_params: list[str], body, kind: str, abort: str, tail: str | None,
-                 state=("D", "g"), chain=False) -> str:
+                 state=("D", "g"), chain=False, packed: str | None = None) -> str:
         o = Out()
         ctx = {"kind": kind, "abort": abort, "here_index": [], "chain": chain}
-        self.lower(body, o, ctx, state)
+        self.lower(body, o, ctx, state, packed)
         if tail:
             o(tail)
         return self.define(name, proc_params + [*state], o)
 
-    def lower(self, body, o: Out, ctx, state):
-        """Statements reading the dynamic rows and slots `state` (a move's copy D, g, or its parent D0, g0)."""
-        self.state = state
+    def lower(self, body, o: Out, ctx, state, packed: str | None = None):
+        """Statements reading the dynamic rows and slots `state` (a move's copy D, g, or its parent D0, g0); with
+        `packed`, the name of the packed state those rows were decoded from, which they only read (see packed)."""
+        self.state, self.packed = state, packed
         self.block(body, o, ctx)
-        self.state = ("D", "g")
+        self.state, self.packed = ("D", "g"), None
 
     def define(self, name: str, args: list[str], o: Out) -> str:
         """A generated function: the header, then what the body needs bound, then the body."""
@@ -1218,9 +1219,8 @@ class Lowering:
             n += 1
         o = Out()
         ctx = {"kind": "action", "abort": "return False", "here_index": []}
-        self.packed = "s"  # (the parent's packed state: value masks from its planes, and kept after the copy)
-        self.lower(body[:n], o, ctx, ("D0", "g0"))
-        self.packed = None
+        # (the parent's packed state: value masks from its planes, and kept after the copy)
+        self.lower(body[:n], o, ctx, ("D0", "g0"), "s")
         o("rt.copy_state(D0, g0, D, g)")
         self.lower(body[n:], o, ctx, ("D", "g"))
         o("return True")
@@ -1231,9 +1231,7 @@ class Lowering:
         prefilter fail here (18x8 Shisen-Sho: ~216 pairs of one kind, ~12 of them joined by a path), and this
         function takes fewer arrays than the action (prune.py): each array passed costs a little per call."""
         o = Out()
-        self.packed = "s"
-        self.lower(body, o, {"kind": "action", "abort": "return False", "here_index": []}, ("D0", "g0"))
-        self.packed = None
+        self.lower(body, o, {"kind": "action", "abort": "return False", "here_index": []}, ("D0", "g0"), "s")
         o("return True")
         return self.define(name, proc_params + ["s", "D0", "g0"], o)
 
@@ -1458,9 +1456,7 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         parts.append(low.function(f"cost_{ai}", low.params_code(action.proc), cost_proc.body, "heuristic",
                                   "return 0", None, state=("D0", "g0")))
     for hi, h in enumerate(game.heuristics):  # (a heuristic reads the state it is given, never changes it)
-        low.packed = "s"
-        parts.append(low.function(f"h_{hi}", ["s"], h.proc.body, "heuristic", "return 0", None))
-        low.packed = None
+        parts.append(low.function(f"h_{hi}", ["s"], h.proc.body, "heuristic", "return 0", None, packed="s"))
     if game.score is not None:
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals))

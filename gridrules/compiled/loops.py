@@ -116,9 +116,15 @@ _ROW_MASK = (1 << _ROW_BITS) - 1
 
 
 @njit(cache=True)
+def _tag(h):
+    """The tag of a row whose hash is h: its 23 high bits."""
+    return np.int64(h >> np.uint64(64 - (63 - _ROW_BITS)))
+
+
+@njit(cache=True)
 def _entry(row, h):
     """What a slot holds for `row`, whose hash is h."""
-    return row | (np.int64(h >> np.uint64(64 - (63 - _ROW_BITS))) << _ROW_BITS)
+    return row | (_tag(h) << _ROW_BITS)
 
 
 @njit(cache=True)
@@ -139,7 +145,7 @@ def _probe(K, T, i, words, h):
     """_find for a row whose hash h is known (A* also breaks ties by it)."""
     mask = np.uint64(T.shape[0] - 1)
     slot = h & mask
-    tag = np.int64(h >> np.uint64(64 - (63 - _ROW_BITS)))
+    tag = _tag(h)
     while True:
         e = T[slot]
         if e < 0:

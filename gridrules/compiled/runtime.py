@@ -178,13 +178,6 @@ def union_into(a, b, out):
 
 
 @njit(cache=True, inline="always")
-def inter_into(a, b, out):
-    for j in range(out.shape[0]):
-        out[j] = a[j] & b[j]
-    return out
-
-
-@njit(cache=True, inline="always")
 def minus_into(a, b, out):
     for j in range(out.shape[0]):
         out[j] = a[j] & ~b[j]
