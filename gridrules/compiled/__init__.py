@@ -23,19 +23,25 @@ if "numba" in sys.modules:
         _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
 
 
-def _import_numba() -> None:
+def import_numba() -> None:
     """import numba without the import of scipy it makes only to check scipy's version (when scipy is installed
-    and not loaded yet): part of every start-up that gridrules never uses."""
-    if "numba" in sys.modules or "scipy" in sys.modules:
+    and not loaded yet): part of every start-up that gridrules never uses. The modules that need numba
+    (runtime, loops, the generated ones through them) call it first; nothing else does, so a run that loads
+    an extension module (extension.py) never imports numba."""
+    if _patched:
         return
-    sys.modules["scipy"] = None  # (an import of scipy now fails at once: numba then skips the check)
-    try:
-        import numba  # noqa: F401
-    finally:
-        del sys.modules["scipy"]
+    if "numba" not in sys.modules and "scipy" not in sys.modules:
+        sys.modules["scipy"] = None  # (an import of scipy now fails at once: numba then skips the check)
+        try:
+            import numba  # noqa: F401
+        finally:
+            del sys.modules["scipy"]
+    _load_cached_code_first()
+    _patched.append(True)
 
 
-_import_numba()
+_patched: list = []
+
 
 
 def prepare_to_compile() -> None:
@@ -85,9 +91,6 @@ def _load_cached_code_first() -> None:
             return self._load_overload(sig, target_context)
 
     cache.load_overload = load_overload
-
-
-_load_cached_code_first()
 
 
 def numba_index(py_file: Path, function: str, first_line: int) -> Path:

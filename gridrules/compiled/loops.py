@@ -17,9 +17,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from numba import njit, types
 
-from . import about_to_compile, cache_dir, numba_index
+from . import about_to_compile, cache_dir, import_numba, numba_index
+
+import_numba()
+from numba import njit, types  # noqa: E402
 from .runtime import ban, borrow, clear_bans, is_banned, unban
 from solvers import _deepening as py_deepening
 

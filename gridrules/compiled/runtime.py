@@ -10,9 +10,13 @@ write into a set still being built, and `distinct_count`, which may sort its scr
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, njit, types, uint64
-from numba.core import cgutils
-from numba.extending import intrinsic
+
+from . import import_numba
+
+import_numba()
+from numba import carray, njit, types, uint64  # noqa: E402
+from numba.core import cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 ONE = uint64(1)
 

@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 
-from . import loops
 from .system import BAN_SLOTS
 from solvers import _deepening as py_deepening  # (the Python IDA*'s table size and restarts: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
@@ -32,16 +31,16 @@ class _Arrays:
         self.HI = np.zeros(heap, np.int64)
         self.HK = np.zeros(heap, np.int64)  # (f, g, row, the state's tie key: loops._before)
 
-    def grown(self, n_states: int, n_heap: int, head: int, ring: int) -> "_Arrays":
+    def grown(self, n_states: int, n_heap: int, head: int, ring: int, rehash) -> "_Arrays":
         """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; 0:
-        a heap, its entries in slots 0.. n_heap-1 already), in slots 0.. n_heap-1."""
+        a heap, its entries in slots 0.. n_heap-1 already), in slots 0.. n_heap-1; rehash: loops.rehash."""
         new = _Arrays(self.K.shape[1], 2 * self.K.shape[0])
         for name in ("K", "G", "PARENT", "MOVE"):
             getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
         order = (head + np.arange(n_heap)) % ring if ring else np.arange(n_heap)
         for name in ("HF", "HG", "HI", "HK"):
             getattr(new, name)[:n_heap] = getattr(self, name)[order]
-        loops.rehash(new.K, n_states, new.T)
+        rehash(new.K, n_states, new.T)
         return new
 
 
@@ -80,10 +79,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     if algorithm in ("idastar", "iddfs"):
         return _deepening(system, algorithm, budget)
     use_h = NATIVE[algorithm]
-    for loop in (loops.best_first, loops.rehash):  # (before the clock: a first run compiles them)
-        loop.load(system.notice)
-    mod = system.mod
-    dead = _deadlock_test(system)
+    best_first, rehash = system.native_loop("best_first")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
     pace = _Pace(budget)
     start = pace.start
@@ -109,10 +105,9 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(loops.best_first, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
-                        system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT, arrays.MOVE, arrays.T, arrays.HF,
-                        arrays.HG, arrays.HI, arrays.HK, meta, use_h, system.deadlocks, max_cost, max_states,
-                        pace.chunk, system.work)
+            system._run(best_first, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
+                        arrays.MOVE, arrays.T, arrays.HF, arrays.HG, arrays.HI, arrays.HK, meta, use_h,
+                        system.deadlocks, max_cost, max_states, pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -123,7 +118,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 3:
-                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0)
+                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0,
+                                      rehash)
                 meta[6], meta[8] = 0, 0
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
@@ -134,12 +130,6 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
-
-
-def _deadlock_test(system):
-    """The generated `deadlock` entry point, or (a game without one: use_dead is then false) any function of
-    its type, so that a game without deadlocks compiles nothing more."""
-    return system.mod.deadlock if system.deadlocks else system.mod.goal
 
 
 def _path(system, arrays: _Arrays, row: int):
@@ -185,21 +175,18 @@ class _Table:
         self.A = np.zeros(rows, np.int64)  # the `after` a state was entered with (loops.deepening)
         self.T = np.full(_pow2(2 * rows), -1, np.int64)
 
-    def grown(self, used: int, cap: int) -> "_Table":
+    def grown(self, used: int, cap: int, rehash) -> "_Table":
         new = _Table(self.K.shape[1], min(2 * self.K.shape[0], cap + 1))
         new.K[:used] = self.K[:used]
         new.G[:used] = self.G[:used]
         new.A[:used] = self.A[:used]
-        loops.rehash(new.K, used, new.T)
+        rehash(new.K, used, new.T)
         return new
 
 
 def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     use_h = NATIVE[algorithm]
-    for loop in (loops.deepening, loops.rehash):  # (before the clock: a first run compiles them)
-        loop.load(system.notice)
-    mod = system.mod
-    dead = _deadlock_test(system)
+    deepening, rehash = system.native_loop("deepening")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
     pace = _Pace(budget)
     start = pace.start
@@ -237,9 +224,8 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(loops.deepening, mod.expand, mod.heuristic, mod.goal, dead, system.SL, system.SG,
-                        system.MA, system.MARG, path.PATH, path.PG, path.PM, path.CH, path.CHM, path.CHC, path.CHN,
-                        path.CHI, table.K, table.G, table.A, table.T, path.INC, path.PP, path.BT, bans, meta, use_h,
+            system._run(deepening, system.SL, system.SG, system.MA, system.MARG, path.PATH, path.PG, path.PM,
+                        path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.A, table.T, path.INC, path.PP, path.BT, bans, meta, use_h,
                         admissible, system.deadlocks, max_cost, max_states, cap, pace.chunk, ban_at,
                         py_deepening.RESTART_UNIT if use_h else 0, system.work)
             spent = time.perf_counter() - t0
@@ -256,7 +242,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 path = path.grown()
                 meta[6] = 0
             elif status == 4:
-                table = table.grown(int(meta[7]), cap)
+                table = table.grown(int(meta[7]), cap, rehash)
                 meta[6] = 0
             stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
             if pace.time_is_up(spent):

@@ -10,29 +10,27 @@ from pathlib import Path
 
 import numpy as np
 
-from . import about_to_compile, cache_dir, numba_index
+from . import about_to_compile, cache_dir, extension, numba_index
 from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
-from . import loops
-from .loops import EXPAND_AT, GOAL_AT, HEURISTIC_AT
-from . import runtime as rt
-from .runtime import BAN_HEADER
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance
+
+# (numba, and with it loops.py, runtime.py and the generated modules, is imported only where native code is
+# loaded: a search run by an extension module (extension.py) never imports it)
 
 
 @functools.cache
 def _versions() -> str:
     """What else a generated module's machine code depends on: numba's cache checks only the module's own file,
-    so a changed runtime.py (whose functions the module's code inlines) must give the module a new name."""
-    import numba
-
+    so a changed runtime.py (whose functions the module's code inlines) must give the module a new name; so
+    must another numba (named by its version file, read rather than imported: see import_numba)."""
     from .. import __version__
-    from . import runtime
 
-    digest = hashlib.sha256(Path(runtime.__file__).read_bytes()).hexdigest()[:12]
-    return f"gridrules {__version__} numba {numba.__version__} runtime {digest}"
+    here = Path(__file__).parent
+    digest = hashlib.sha256((here / "runtime.py").read_bytes()).hexdigest()[:12]
+    return f"gridrules {__version__} numba {extension.numba_version()} runtime {digest}"
 
 
 def _module_name(source: str) -> str:
@@ -56,14 +54,20 @@ def _cached(source: str, function: str) -> bool:
     return numba_index(cache_dir() / "modules" / f"{_module_name(source)}.py", function, first).exists()
 
 
+def module_file(source: str) -> Path:
+    """The generated module's file in the cache (written now, atomically, if it is new)."""
+    path = cache_dir() / "modules" / f"{_module_name(source)}.py"
+    if not path.exists() or path.read_text() != source:
+        write_atomic(path, source.encode())
+    return path
+
+
 def load_module(source: str):
-    """Import generated source from the cache (writing it first, atomically, if it is new)."""
+    """Import generated source from the cache."""
     name = _module_name(source)
     if name in sys.modules:
         return sys.modules[name]
-    path = cache_dir() / "modules" / f"{name}.py"
-    if not path.exists() or path.read_text() != source:
-        write_atomic(path, source.encode())
+    path = module_file(source)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # numba's cache needs the module registered before it runs
@@ -76,6 +80,8 @@ def _warm_up_loop(game: ir.Game, notice) -> None:
     (api.default_algorithm and api.level_algorithm: a best-first search, or a path search for a game whose moves
     persist) compiled into the cache by another process, if it is not there yet: on a first run the two
     compiles then share the machine's cores instead of following each other."""
+    from . import loops
+
     if game.score is not None:  # (`anytime`: a Python search over the native successors)
         return
     (loops.deepening if game.persisting else loops.best_first).warm_up(notice)
@@ -126,11 +132,7 @@ class CompiledSystem:
         self.source = source
         self.faults = low.errors
         self.notice = notice
-        if needs_compiling(source):
-            about_to_compile(notice, f"compiling native code for `{inst.game.name}` (once: later runs load it from "
-                                     f"{cache_dir()})")
-            _warm_up_loop(inst.game, notice)
-        self.mod = load_module(source)
+        self._mod = None  # (see mod)
         self.moves = [text for text, _, _ in moves]
         # MARG row m: column 0 the group of moves written like move m (-1 when its text is unique: two legal
         # moves of one group are a rule error, which expand checks), then move m's arguments.
@@ -160,7 +162,7 @@ class CompiledSystem:
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
                           ban_width, max(1, len(moves)) if inst.game.choosing or inst.game.ranking else 0)
         # where the ban table starts in ab (-1: none)
-        self.ban_at = len(self.work[5]) - BAN_HEADER - BAN_SLOTS * ban_width if ban_width else -1
+        self.ban_at = len(self.work[5]) - len(_ban_table(ban_width)) if ban_width else -1
         words = inst.layout.words
         self.S = np.zeros(words, np.uint64)  # the state handed to native code, filled in place
         self._entry, self._expand = {}, None  # (see _entry_point)
@@ -183,6 +185,36 @@ class CompiledSystem:
         # (a DeadlockSystem: searches skip states where is_dead holds; the generated test holds every condition,
         # and is called only when one of them can hold in this instance)
         self.deadlocks = bool(live_deadlocks(game, rules))
+
+    @property
+    def mod(self):
+        """The generated module (numba's JIT), imported at its first use: a search run by an extension module
+        never needs it."""
+        if self._mod is None:
+            if needs_compiling(self.source):
+                about_to_compile(self.notice, _compiling(self.inst.game))
+                _warm_up_loop(self.inst.game, self.notice)
+            self._mod = load_module(self.source)
+        return self._mod
+
+    def native_loop(self, name: str):
+        """The native search loop `name` (loops.best_first or loops.deepening) with this game's entry points in
+        it, taking the loop's other arguments, and the `rehash` that goes with it: from the game's extension
+        module when one has been built (else extension.wanted hears of it), else numba's, loaded (or compiled)
+        now."""
+        dead = self.deadlocks
+        ext = extension.load(self.source, name, dead)
+        if ext is not None:
+            loop = getattr(ext, name)
+            return (lambda *args: loop(*args[:-1], *args[-1])), ext.rehash  # (the work tuple: six arguments)
+        extension.want(self.source, name, dead)
+        from . import loops
+
+        mod, native = self.mod, getattr(loops, name)
+        for each in (native, loops.rehash):  # (before the clock: a first run compiles them)
+            each.load(self.notice)
+        entries = (mod.expand, mod.heuristic, mod.goal, mod.deadlock if dead else mod.goal)
+        return (lambda *args: native(*entries, *args)), loops.rehash
 
     def _statics(self, low):
         inst = self.inst
@@ -214,9 +246,8 @@ class CompiledSystem:
             fn = getattr(self.mod, name + "_at")
             if not fn.signatures:
                 if not _cached(self.source, name + "_at"):
-                    about_to_compile(self.notice, f"compiling native code for `{self.inst.game.name}` (once: "
-                                                  f"later runs load it from {cache_dir()})")
-                fn.compile(_AT_SIGNATURES[name])
+                    about_to_compile(self.notice, _compiling(self.inst.game))
+                fn.compile(_at_signature(name))
             fn = self._entry[name] = fn.overloads[fn.signatures[0]].entry_point
             if name == "expand":
                 self._expand = fn
@@ -336,6 +367,8 @@ class CompiledSystem:
         if not banned or self.ban_at < 0:
             return bool(self._run(self._entry_point("deadlock"), self._desc))
         ab, at = self.work[5], self.ban_at
+        from . import runtime as rt
+
         for m in banned:  # (a move the table has no room for is not banned: a weaker test, still sound)
             rt.ban(ab, at, self.MA[m], self.MARG[m, 1:])
         ab[9] = at
@@ -369,8 +402,15 @@ class CompiledSystem:
         return None if step is None else step[0]
 
 
-_AT_SIGNATURES = {"expand": EXPAND_AT, "heuristic": HEURISTIC_AT, "score": HEURISTIC_AT, "goal": GOAL_AT,
-                  "deadlock": GOAL_AT}
+def _at_signature(name: str):
+    from .loops import EXPAND_AT, GOAL_AT, HEURISTIC_AT
+
+    return {"expand": EXPAND_AT, "heuristic": HEURISTIC_AT, "score": HEURISTIC_AT, "goal": GOAL_AT,
+            "deadlock": GOAL_AT}[name]
+
+
+def _compiling(game: ir.Game) -> str:
+    return f"compiling native code for `{game.name}` (once: later runs load it from {cache_dir()})"
 
 PAIR_TABLE_LIMIT = 1 << 22  # entries (8 bytes each): room for every level within reference.MAX_MOVES
 
@@ -450,8 +490,13 @@ def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
         row[12] = len(row)
         row += [0] * (2 * choices)
     if ban_width:
-        row += [ban_width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * ban_width)
+        row += _ban_table(ban_width)
     return np.array(row, np.int64)
+
+
+def _ban_table(width: int) -> list[int]:
+    """An empty ban table (runtime.ban): its header (runtime.BAN_HEADER words), then its slots."""
+    return [width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * width)
 
 
 _FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1, 0, 0, -1, 0]  # ab[0:QUEUE], as the docstring above says

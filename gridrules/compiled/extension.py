@@ -1,0 +1,236 @@
+"""Extension modules built ahead of time: a game's generated module and one native search loop compiled together
+(numba.pycc) into a CPython extension module, which later runs import without numba and call without numba's
+dispatcher. A whole process (the CLI's `solve`) then starts ~0.2 s sooner (numba's import) and each search
+starts ~0.1 ms sooner (typing the loop's arguments), and the loop calls the game's entry points directly rather
+than through function pointers.
+
+An extension is built in a process of its own (`python -m gridrules.compiled.extension`) and moved into the
+cache atomically: cache_dir()/extensions/NAME.so, NAME a hash of the generated source, the loop, whether the
+loop runs deadlock tests, everything the generated module's name depends on (system._versions), loops.py and
+this machine's CPU (the code is built for it). Building needs a C compiler; a build that fails leaves a note
+beside, so later runs do not try again, and the search runs on numba's JIT as it would have.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from ..cache import cache_dir
+
+LOOPS = ("best_first", "deepening")  # (loops.py: each built with `rehash`, which growing its table needs)
+
+
+def numba_version() -> str:
+    """numba's version, from its version file (importing numba costs ~0.2 s a start), else from numba."""
+    spec = importlib.util.find_spec("numba")
+    if spec is not None and spec.origin:
+        version_file = Path(spec.origin).with_name("_version.py")
+        if version_file.is_file():
+            return hashlib.sha256(version_file.read_bytes()).hexdigest()[:12]
+    import numba
+
+    return numba.__version__
+
+
+@functools.cache
+def _cpu() -> str:
+    """What the native code is built for: this CPU's features (Linux), else its name."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line for line in info if line.startswith("flags")), "")
+    except OSError:
+        import platform
+
+        return platform.machine() + platform.processor()
+
+
+def name(source: str, loop: str, dead: bool) -> str:
+    from .system import _versions
+
+    loops_py = Path(__file__).with_name("loops.py").read_bytes()
+    key = "\n".join([source, _versions(), hashlib.sha256(loops_py).hexdigest(), loop, str(dead), _cpu()])
+    return "gridrules_ext_" + hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def _path(module: str) -> Path:
+    return cache_dir() / "extensions" / (module + sysconfig.get_config_var("EXT_SUFFIX"))
+
+
+def load(source: str, loop: str, dead: bool):
+    """The extension module of this generated source and loop, or None when none has been built."""
+    module = name(source, loop, dead)
+    if module in sys.modules:
+        return sys.modules[module]
+    path = _path(module)
+    if not path.exists():
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(module, str(path))
+    spec = importlib.util.spec_from_file_location(module, path, loader=loader)
+    ext = importlib.util.module_from_spec(spec)
+    loader.exec_module(ext)
+    sys.modules[module] = ext
+    return ext
+
+
+_WANTED: dict[str, tuple[str, str, bool]] = {}  # extension name -> (source, loop, dead): see want
+
+
+def want(source: str, loop: str, dead: bool) -> None:
+    """Note that a search ran loops.<loop> over this generated source on numba's JIT, for want of its extension
+    module: build_wanted builds those noted."""
+    _WANTED.setdefault(name(source, loop, dead), (source, loop, dead))
+
+
+def build_wanted() -> bool:
+    """Start building the extension modules noted by `want` (and not failed before) in a process of its own
+    that outlives this one: at a low priority, one such process at a time (a lock in the cache), so that a
+    whole process pays for none of it. Whether a build was started."""
+    from .system import module_file
+
+    jobs = []
+    for module, (source, loop, dead) in _WANTED.items():
+        path = _path(module)
+        if not path.exists() and not path.with_name(module + ".failed").exists():
+            jobs.append([str(module_file(source)), loop, dead, str(path)])
+    _WANTED.clear()
+    if not jobs or not sys.executable:
+        return False
+    import json
+    import tempfile
+
+    folder = cache_dir() / "extensions"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, job_file = tempfile.mkstemp(dir=folder, suffix=".jobs")
+    with os.fdopen(fd, "w") as f:
+        json.dump(jobs, f)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
+    try:
+        subprocess.Popen([sys.executable, "-m", __name__, job_file], env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        Path(job_file).unlink(missing_ok=True)
+        return False
+    return True
+
+
+def build(source: str, loop: str, dead: bool):
+    """Build the extension module now, in this process, and load it (a RuntimeError, and its note NAME.failed
+    left beside, when the build fails)."""
+    from .system import module_file
+
+    module = name(source, loop, dead)
+    _build_or_note(str(module_file(source)), loop, dead, str(_path(module)))
+    return load(source, loop, dead)
+
+
+def _build_jobs(job_file: str) -> None:
+    """The builds build_wanted started, one after another, unless another process is building (it holds the
+    lock): the runs that want them will ask again."""
+    import json
+
+    try:
+        jobs = json.loads(Path(job_file).read_text())
+    finally:
+        Path(job_file).unlink(missing_ok=True)
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+    with open(Path(job_file).with_name("build.lock"), "w") as lock:
+        try:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # (no fcntl: builds may overlap, each moving its module into place whole)
+            pass
+        except OSError:
+            return
+        for module_path, loop, dead, out in jobs:
+            if not Path(out).exists():
+                try:
+                    _build_or_note(module_path, loop, dead, out)
+                except RuntimeError:
+                    pass
+
+
+def _build_or_note(module_path: str, loop: str, dead: bool, out: str) -> None:
+    """_build, or on failure a note of why beside where the module would be, then a RuntimeError."""
+    import traceback
+
+    try:
+        _build(module_path, loop, dead, out)
+    except Exception as err:  # (any failure to build means only that the JIT runs the search, as it can)
+        from ..cache import store
+
+        failed = Path(out).with_name(Path(out).name.split(".")[0] + ".failed")
+        store(failed, traceback.format_exc().encode())
+        raise RuntimeError(f"building {out} failed: {err}") from err
+
+
+def _wrapper(loop_name: str, entries: dict):
+    """The exported function: loops.<loop_name> with the game's entry points bound and its work tuple given as
+    six arrays (an export takes arrays and numbers only), with the signature it is exported with."""
+    import inspect
+
+    from numba import njit, types
+
+    from . import loops
+
+    native = getattr(loops, loop_name)
+    names = list(inspect.signature(native.py_func).parameters)
+    args = native.signature.args
+    assert names[-1] == "W" and all(isinstance(a, types.FunctionType) for a in args[:4]), names
+    work = [f"W{k}" for k in range(len(args[-1]))]
+    params = ", ".join(names[4:-1] + work)
+    code = (f"def {loop_name}({params}):\n"
+            f"    LOOP(expand, heuristic, goal, dead, {', '.join(names[4:-1])}, ({', '.join(work)},))\n")
+    scope = dict(entries, LOOP=njit(native.py_func))
+    exec(compile(code, f"<{loop_name} export>", "exec"), scope)
+    return scope[loop_name], types.void(*args[4:-1], *args[-1])
+
+
+def _build(module_path: str, loop_name: str, dead: bool, out: str) -> None:
+    """Compile the generated module at module_path with loops.<loop_name> (and loops.rehash) into the extension
+    module `out`, through a folder beside it, then moved into place."""
+    import tempfile
+    import warnings
+
+    from numba import njit
+    from numba.core.errors import NumbaExperimentalFeatureWarning, NumbaPendingDeprecationWarning
+
+    from . import loops
+    from .system import load_module
+
+    warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)  # (pycc: see the note in bench/README.md)
+    warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)  # (the first-class functions of loops.py)
+    from numba.pycc import CC
+
+    target = Path(out)
+    # (imported as a run of the JIT imports it, its entry points compiled or read from numba's cache: pycc then
+    # links their machine code rather than compiling them again)
+    mod = load_module(Path(module_path).read_text())
+    entries = dict(expand=mod.expand, heuristic=mod.heuristic, goal=mod.goal,
+                   dead=mod.deadlock if dead else mod.goal)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        cc = CC(target.name.split(".")[0])
+        cc.output_dir = tmp
+        cc.target_cpu = "host"
+        cc.verbose = False
+        func, signature = _wrapper(loop_name, entries)
+        cc.export(loop_name, signature)(func)
+        cc.export("rehash", loops.rehash.signature)(njit(loops.rehash.py_func))
+        cc.compile()
+        built = next(Path(tmp).glob(target.name.split(".")[0] + "*"))
+        os.replace(built, target)
+
+
+if __name__ == "__main__":
+    _build_jobs(sys.argv[1])

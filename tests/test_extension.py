@@ -1,0 +1,91 @@
+"""Extension modules (gridrules/compiled/extension.py): a game's generated module and a native search loop built
+ahead of time into one CPython extension module, which later processes load without numba."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gridrules import api
+from gridrules.compiled import extension
+
+ROOT = Path(__file__).resolve().parent.parent
+FLOODIT = ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """Extension modules built and looked for in a folder of this test's own, forgotten after it."""
+    monkeypatch.setattr(extension, "_path", lambda module: tmp_path / (module + ".so"))
+    monkeypatch.setattr(extension, "_WANTED", {})
+    before = set(sys.modules)
+    yield tmp_path
+    for name in set(sys.modules) - before:
+        if name.startswith("gridrules_ext_"):
+            del sys.modules[name]
+
+
+def _searched(sol):
+    s = sol.stats
+    return sol.status, sol.moves, sol.cost, sol.optimal, s.expanded, s.generated, s.duplicates, s.peak_states
+
+
+@pytest.mark.parametrize("ruleset, level, case, algorithm", [
+    ("floodit", FLOODIT, 1, "astar"),
+    ("drops", ROOT / "rulesets/drops/levels/seed000.txt", 0, "astar"),  # (its tables grow: rehash)
+    ("lianliankan", ROOT / "rulesets/lianliankan/levels/hdu1175-sample.txt", 0, "idastar"),  # (deadlock tests)
+])
+def test_a_search_through_an_extension_module_is_the_search_numbas_jit_runs(folder, ruleset, level, case,
+                                                                             algorithm):
+    inst = api.load(ruleset, str(level))[case]
+    jit = api.system(inst)
+    loop = "deepening" if algorithm == "idastar" else "best_first"
+    assert extension.load(jit.source, loop, jit.deadlocks) is None
+    expected = _searched(api.solve(jit, algorithm))
+    assert expected[0] == "solved"
+
+    assert extension.build(jit.source, loop, jit.deadlocks) is not None
+    ahead = api.system(inst)
+    assert _searched(api.solve(ahead, algorithm)) == expected
+    assert ahead._mod is None  # (the search never loaded the generated module, nor numba's JIT code)
+
+
+def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeypatch):
+    inst = api.load("floodit", str(FLOODIT))[1]
+    system = api.system(inst)
+
+    def broken(*args):
+        raise OSError("no C compiler here")
+
+    monkeypatch.setattr(extension, "_build", broken)
+    with pytest.raises(RuntimeError, match="no C compiler here"):
+        extension.build(system.source, "best_first", False)
+    note = next(folder.glob("*.failed")).read_text()
+    assert "OSError: no C compiler here" in note
+    extension.want(system.source, "best_first", False)
+    assert not extension.build_wanted()  # (nothing started: the note says it failed)
+    assert api.solve(system, "astar").cost == 3  # (numba's JIT runs the search, as before)
+
+
+def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_without_numba(tmp_path):
+    env = dict(os.environ, GRIDRULES_CACHE=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+               GRIDRULES_EXTENSIONS="1")
+    first = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", str(FLOODIT)], env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert "building native extension modules in the background" in first.stderr
+    built = tmp_path / "cache" / "extensions"
+    deadline = time.monotonic() + 600
+    while not list(built.glob("gridrules_ext_*")) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert list(built.glob("gridrules_ext_*")), list(built.iterdir())
+    code = ("import sys\nfrom gridrules.cli import main\n"
+            "try:\n    main(['solve', 'floodit', sys.argv[1]])\n"
+            "finally:\n    print('numba imported:', 'numba' in sys.modules, file=sys.stderr)\n")
+    second = subprocess.run([sys.executable, "-c", code, str(FLOODIT)], env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout == "case 1: 0 moves (optimal)\ncase 2: 3 moves (optimal): 1 2 1\n"
+    assert second.stderr.strip() == "numba imported: False"  # (nor compiled, nor built again: nothing said)
