@@ -410,8 +410,13 @@ class Harness:
                 rows.append([f"gridrules --backend {b}", "CLI error", "", err, "", "FAIL"])
                 continue
             limit = self.time_limit
-            p = timed(self.gr + ["solve", "floodit", str(path), "--backend", b, "--format", "json",
-                                 "--time-limit", str(limit)], timeout=n * limit + 120)
+            runs = []
+            for _ in range(1 if b == "reference" else 3):  # (the median of 3, as for C; the reference takes long)
+                runs.append(timed(self.gr + ["solve", "floodit", str(path), "--backend", b, "--format", "json",
+                                             "--time-limit", str(limit)], timeout=n * limit + 120))
+                if runs[-1].timed_out:
+                    break
+            p = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
             recs = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
             costs = [r["cost"] if r["status"] == "solved" else None for r in recs]
             exhausted = sum(1 for r in recs if r["status"] == "budget_exhausted")
@@ -428,7 +433,8 @@ class Harness:
         table(f"floodit8: {n} random 8x8 boards, 6 colours, one HDU file; whole process vs whole process, warm cache",
               ["program", "wall", "speed vs C", "answers", "target", "result"], rows,
               [f"gridrules runs with --time-limit {self.time_limit:g} per level (default algorithm: A* with the "
-               "ruleset's admissible heuristics); the C time is the median of 3 runs"])
+               "ruleset's admissible heuristics); the C time is the median of 3 runs, and so is the compiled "
+               "backend's (the reference's: one run)"])
         return out
 
     # -- Flood-It 12x12
@@ -458,8 +464,13 @@ class Harness:
                 per_backend[b] = {"error": err}
                 continue
             limit = self.time_limit
-            p = timed(self.gr + ["solve", "floodit", str(path), "--backend", b, "--format", "json",
-                                 "--time-limit", str(limit)], timeout=n * limit + 120)
+            runs = []
+            for _ in range(1 if b == "reference" else 3):  # (the median of 3, as for C; the reference takes long)
+                runs.append(timed(self.gr + ["solve", "floodit", str(path), "--backend", b, "--format", "json",
+                                             "--time-limit", str(limit)], timeout=n * limit + 120))
+                if runs[-1].timed_out:
+                    break
+            p = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
             recs = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
             per_backend[b] = {"wall_s": p.seconds, "timed_out": p.timed_out, "records": recs}
         for i in range(n):

@@ -507,7 +507,7 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
             if k < count:
                 _error(f"interrupted; {_count(count - k, 'level')} not solved", prefix="")
             break
-    if backend == "compiled" and os.environ.get("GRIDRULES_EXTENSIONS") != "0":
+    if backend == "compiled":
         _build_extensions()
     ctx.exit(worst(codes))
 
@@ -517,7 +517,7 @@ def _build_extensions() -> None:
     later runs start without numba (compiled/extension.py)."""
     from .compiled import extension
 
-    if extension.build_wanted():
+    if extension.enabled() and extension.build_wanted():
         _stderr_console().print("[dim]building native extension modules in the background, for faster starts "
                                 "(once; GRIDRULES_EXTENSIONS=0 turns this off)[/dim]", soft_wrap=True)
 

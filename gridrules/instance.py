@@ -5,6 +5,7 @@ tokens, assigns the reader's named values, runs `init`, and packs the initial st
 """
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from dataclasses import dataclass, field
@@ -48,6 +49,46 @@ def _cell_code(c, rows, cols):
     if not (0 <= r < rows and 0 <= k < cols):
         raise ValueError(c)
     return r * cols + k
+
+
+@functools.cache
+def _plane_digits(count: int, bit: int) -> str:
+    """For codes 0..count-1, the digit of their bit `bit`: a string indexed by code."""
+    return "".join("1" if c >> bit & 1 else "0" for c in range(count))
+
+
+class PerRules:
+    """What is worked out once for a game's rules on a board size (with its parameters, domains, arrays and
+    `extra`), not once per level: the levels that differ only in what their cells and state hold share it. Games
+    are found by identity first, as one file's levels share theirs (hashing a game by value costs ~60 us a
+    level), then by value (the same rules loaded again)."""
+
+    def __init__(self, size: int = 16):
+        self.entries: dict = {}  # key -> [games, value]
+        self.size = size
+
+    def get(self, inst: "Instance", extra, make):
+        """make()'s value, worked out once per such rules (`extra`: whatever else it depends on)."""
+        game = inst.game
+        try:
+            key = (inst.rows, inst.cols, tuple(sorted(inst.params.items())), tuple(sorted(inst.doms.items())),
+                   tuple(sorted(inst.dims.items())), extra)
+            kept = self.entries.get(key, ())
+        except TypeError:  # (something unhashable: work it out anew)
+            return make()
+        for games, value in kept:
+            if any(g is game for g in games):
+                return value
+        for games, value in kept:
+            if game in games:  # (by value; kept for its identity next time, with a few others)
+                games.append(game)
+                del games[:-4]
+                return value
+        value = make()
+        if sum(len(v) for v in self.entries.values()) >= self.size:
+            self.entries.pop(next(iter(self.entries)))
+        self.entries.setdefault(key, []).append(([game], value))
+        return value
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,23 +137,50 @@ class Instance:
         pose, c = divmod(code, n + 1)
         return (pose, None if c == n else divmod(c, self.cols))
 
+    def _codes(self, name: str, values: list) -> list[int]:
+        """code() of every value of a layer (ValueError for a cell off the board)."""
+        d = self.doms[name]
+        if d.kind in ("enum", "dir") or d.kind == "int" and d.lo == 0:
+            return values
+        if d.kind == "int":
+            return [x - d.lo for x in values]
+        if d.kind == "bool":
+            return [1 if x else 0 for x in values]
+        return [self.code(name, x) for x in values]
+
+    def _decoded(self, name: str, codes: list[int]) -> list:
+        """decode() of every code of a layer."""
+        d = self.doms[name]
+        if d.kind in ("enum", "dir") or d.kind == "int" and d.lo == 0:
+            return codes
+        if d.kind == "int":
+            return [c + d.lo for c in codes]
+        if d.kind == "bool":
+            return [c == 1 for c in codes]
+        return [self.decode(name, c) for c in codes]
+
     def pack(self, v: dict, span=None) -> tuple[int, ...]:
         """Dynamic values -> state words. A cell off the board cannot be stored: that is a rule error."""
         big = 0
         lay = self.layout
-        codes: dict[str, list[int]] = {}  # each layer's cell codes, worked out once for all its planes
+        codes: dict[str, list[int]] = {}  # each layer's cell codes, cell 0 last, worked out once for its planes
         for plane in lay.planes:
             if plane.layer not in codes:
                 try:
-                    codes[plane.layer] = [self.code(plane.layer, x) for x in v[plane.layer]]
+                    codes[plane.layer] = self._codes(plane.layer, v[plane.layer])[::-1]
                 except ValueError:
                     raise RuleRuntimeError(
                         f"layer `{plane.layer}` would be stored holding a cell outside the {self.rows}x{self.cols} "
                         "board", span, "add `require on_board(...)` before the end of the action") from None
-            b = plane.bit
             # the plane's bits as a binary numeral, cell 0 last: linear in the cells (OR-ing bit after bit into
             # one big int is quadratic, minutes on a 1000x1000 board)
-            bits = int("".join("1" if c >> b & 1 else "0" for c in reversed(codes[plane.layer])), 2)
+            cells = codes[plane.layer]
+            count = self.doms[plane.layer].count
+            if count <= 256:
+                bits = int("".join(map(_plane_digits(count, plane.bit).__getitem__, cells)), 2)
+            else:
+                b = plane.bit
+                bits = int("".join(["1" if c >> b & 1 else "0" for c in cells]), 2)
             big |= bits << (64 * plane.word)
         for slot in lay.slots:
             x = v[slot.name]
@@ -132,18 +200,16 @@ class Instance:
         out: dict = {}
         lay = self.layout
         n = self.rows * self.cols
-        codes: dict[str, list[int]] = {}
+        digits: dict[str, dict[int, str]] = {}  # per layer, per bit, its plane's bits as digits from cell 0
         for plane in lay.planes:
             bits = (big >> (64 * plane.word)) & ((1 << n) - 1)
-            cur = codes.setdefault(plane.layer, [0] * n)
-            if bits:
-                one = 1 << plane.bit
-                # the bits as a binary numeral, read from cell 0 (linear; a shift per cell is quadratic)
-                for i, ch in enumerate(reversed(format(bits, f"0{n}b"))):
-                    if ch == "1":
-                        cur[i] |= one
-        for name, cur in codes.items():
-            out[name] = [self.decode(name, c) for c in cur]
+            digits.setdefault(plane.layer, {})[plane.bit] = format(bits, f"0{n}b")[::-1]
+        for name, planes in digits.items():
+            top = max(planes)
+            # each cell's code, its bits read across the planes (highest first) as one binary numeral
+            rows = [planes.get(b, "0" * n) for b in range(top, -1, -1)]
+            codes = [int(t, 2) for t in rows[0]] if top == 0 else [int("".join(t), 2) for t in zip(*rows)]
+            out[name] = self._decoded(name, codes)
         for name in self.dims:
             if name in self.dynamic:
                 out[name] = [None] * math.prod(self.dims[name])

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
-# `gridrules solve` builds extension modules in the background as it exits (gridrules/compiled/extension.py):
-# not while the tests run, which would share the cores with it; test_extension.py turns it on where it tests it
+# `gridrules solve` builds extension modules in the background as it exits, and searches use those built
+# (gridrules/compiled/extension.py): not in the tests, which would share the cores with the builds and run other
+# searches than they say; test_extension.py turns them on where it tests them
 os.environ.setdefault("GRIDRULES_EXTENSIONS", "0")
 sys.path.insert(0, str(Path(__file__).parent))  # shared test helpers (helpers.py)
 pytest.register_assert_rewrite("helpers")  # (their asserts show the values compared, as tests' own do)

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, native_agrees, system, walk_and_compare
 from gridrules.api import load
+from gridrules.instance import PerRules
 from solvers import SOLVED, Budget, solve
 
 pytest.importorskip("numba")
@@ -456,7 +457,7 @@ def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypa
 
     generate = compiled.generate
     monkeypatch.setattr(compiled, "generate", counting)
-    monkeypatch.setattr(compiled, "_GENERATED", {})
+    monkeypatch.setattr(compiled, "_GENERATED", PerRules())
     text = "3\n0 1 2\n1 1 2\n2 2 1\n3\n2 0 0\n1 2 0\n1 1 1\n4\n0 1 2 3\n1 1 2 3\n4 2 1 0\n5 5 5 1\n0\n"
     insts = [instance("floodit", text, index=k) for k in range(3)]
     systems = [compiled.CompiledSystem(inst) for inst in insts]
@@ -527,6 +528,38 @@ def test_prefiltered_checks_keep_their_laziness_and_faults():
             system(faulty, backend).successors(faulty.initial)
         messages.append(str(err.value))
     assert messages[0] == messages[1] and "division by zero" in messages[0]
+
+
+LAZY = """game lazy "Lazy reads"
+param far: int = 5
+layer colour: 0..3
+action paint(c: 0..3) "{c}" cost 1:
+    let some = cells where colour == SOUGHT
+    require empty(some where colour == colour[(far, far)])
+    require empty(region(some, colour == colour[(far, far)]) - cells)
+    require c != colour[(0, 0)]
+    colour[(0, 0)] = c
+goal: colour[(0, 0)] == 3
+level grid:
+    '0'..'3' : colour = value
+"""
+
+
+@pytest.mark.parametrize("sought, faults", [(9, False), (1, True)])
+def test_a_test_per_cell_reads_what_it_compares_with_only_when_a_cell_is_tested(sought, faults):
+    """`S where layer == x` and `region(p, layer == x)`, with an x that does not read `here`, read x once (the
+    reference's _cell_test) and only when a cell is tested, as both backends always did: x off the board is no
+    fault while no cell is tested (S empty, a region grown from no seed)."""
+    from gridrules.errors import RuleRuntimeError
+
+    inst = instance_from_rules(LAZY.replace("SOUGHT", str(sought)), "01\n23\n")
+    spans = []
+    for backend in ("reference", "compiled"):
+        try:
+            spans.append([text for text, _, _ in system(inst, backend).successors(inst.initial)])
+        except RuleRuntimeError as err:
+            spans.append((err.span.line, err.span.col))
+    assert spans[0] == spans[1] == ((6, 40) if faults else ["1", "2", "3"])
 
 
 def test_a_heuristic_below_zero_is_the_same_in_both_backends():

@@ -20,6 +20,7 @@ def folder(tmp_path, monkeypatch):
     """Extension modules built and looked for in a folder of this test's own, forgotten after it."""
     monkeypatch.setattr(extension, "_path", lambda module: tmp_path / (module + ".so"))
     monkeypatch.setattr(extension, "_WANTED", {})
+    monkeypatch.setenv("GRIDRULES_EXTENSIONS", "1")  # (conftest turns them off for the other tests)
     before = set(sys.modules)
     yield tmp_path
     for name in set(sys.modules) - before:

@@ -51,20 +51,35 @@ def _cpu() -> str:
         return platform.machine() + platform.processor()
 
 
+@functools.lru_cache(maxsize=64)
 def name(source: str, loop: str, dead: bool) -> str:
+    return "gridrules_ext_" + hashlib.sha256("\n".join([source, _depends(), loop, str(dead)]).encode()).hexdigest()[:20]
+
+
+@functools.cache
+def _depends() -> str:
+    """What else an extension module's code depends on: what the generated module's name does, the loops, and
+    the CPU it is built for."""
     from .system import _versions
 
     loops_py = Path(__file__).with_name("loops.py").read_bytes()
-    key = "\n".join([source, _versions(), hashlib.sha256(loops_py).hexdigest(), loop, str(dead), _cpu()])
-    return "gridrules_ext_" + hashlib.sha256(key.encode()).hexdigest()[:20]
+    return "\n".join([_versions(), hashlib.sha256(loops_py).hexdigest(), _cpu()])
 
 
 def _path(module: str) -> Path:
     return cache_dir() / "extensions" / (module + sysconfig.get_config_var("EXT_SUFFIX"))
 
 
+def enabled() -> bool:
+    """Whether extension modules are built and used: unless GRIDRULES_EXTENSIONS=0."""
+    return os.environ.get("GRIDRULES_EXTENSIONS") != "0"
+
+
 def load(source: str, loop: str, dead: bool):
-    """The extension module of this generated source and loop, or None when none has been built."""
+    """The extension module of this generated source and loop, or None when none has been built (or they are
+    turned off)."""
+    if not enabled():
+        return None
     module = name(source, loop, dead)
     if module in sys.modules:
         return sys.modules[module]

@@ -14,7 +14,7 @@ from solvers import _deepening as py_deepening  # (the Python IDA*'s table size 
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
 NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algorithm -> uses the heuristic
-START_CAPACITY = 1 << 12
+START_CAPACITY = 1 << 10
 
 
 class _Arrays:

@@ -15,7 +15,7 @@ from ..cache import write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
 from ..errors import RuleRuntimeError, UsageError
-from ..instance import Instance
+from ..instance import Instance, PerRules
 
 # (numba, and with it loops.py, runtime.py and the generated modules, is imported only where native code is
 # loaded: a search run by an extension module (extension.py) never imports it)
@@ -87,27 +87,16 @@ def _warm_up_loop(game: ir.Game, notice) -> None:
     (loops.deepening if game.persisting else loops.best_first).warm_up(notice)
 
 
-_GENERATED: dict[tuple, tuple] = {}  # (see _generated)
+_GENERATED = PerRules()  # (see _generated)
 
 
 def _generated(inst: Instance, heuristic: str | None, rules, moves):
     """codegen.generate's answer, reused for the levels that differ from one seen before only in their contents
     (what the state and the static layers hold, which the code reads at run time): a file of 1000 boards then
-    generates its module once, not ~1 ms per board. The key is everything generate reads of an instance; games
-    compare by value (~0.1 ms), so the same rules read again for another level file match too."""
-    key = (inst.game, heuristic, inst.rows, inst.cols, tuple(sorted(inst.params.items())),
-           tuple(sorted(inst.doms.items())), tuple(sorted(inst.dims.items())), inst.layout,
-           None if moves is None else tuple(moves))
-    try:
-        out = _GENERATED.get(key)
-    except TypeError:  # (the IR is immutable and hashable throughout; should a part not be, generate anew)
-        return generate(inst, heuristic, rules, moves)
-    if out is None:
-        out = generate(inst, heuristic, rules, moves)
-        if len(_GENERATED) >= 16:
-            _GENERATED.pop(next(iter(_GENERATED)))
-        _GENERATED[key] = out
-    return out
+    generates its module once, not ~1 ms per board. Besides the rules (PerRules), generate reads the layout,
+    the heuristic and the moves."""
+    return _GENERATED.get(inst, (inst.layout, heuristic, None if moves is None else tuple(moves)),
+                          lambda: generate(inst, heuristic, rules, moves))
 
 
 class CompiledSystem:

@@ -7,6 +7,7 @@ order; arrays are flat lists.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from typing import Callable
 
@@ -61,6 +62,24 @@ def particle_gap(c: "Compiler", p: ir.ParticleInfo) -> int:
     if not isinstance(timing, str):
         timing = c.game.enum_values(timing.ty.name)[c.expr(timing)(Frame({}, 0))]
     return 2 if timing == "half" else 1
+
+
+_PLAIN_READS = (ir.Const, ir.ParamRef, ir.BoardSize, ir.Local, ir.TokenValue, ir.GlobalRef)
+_PLAIN_OPERATIONS = (ir.ArrayAt, ir.LayerAt, ir.Unary, ir.BinOp, ir.MakeCell, ir.FieldOf)
+
+
+def here_free(e: ir.Expr) -> bool:
+    """Whether an expression certainly cannot read `here`: plain reads, and operations on them (anything else,
+    a call say, is taken to read it)."""
+    if isinstance(e, _PLAIN_READS):
+        return True
+    if not isinstance(e, _PLAIN_OPERATIONS):
+        return False
+    for field in dataclasses.fields(e):
+        x = getattr(e, field.name)
+        if any(isinstance(y, ir.Expr) and not here_free(y) for y in (x if isinstance(x, tuple) else (x,))):
+            return False
+    return True
 
 
 def iter_bits(mask: int):
@@ -341,13 +360,36 @@ class Compiler:
 
         return at
 
+    def _cell_test(self, pred: ir.Expr):
+        """bind(f): the test `pred` at cell i, as _at_each evaluates it, for one evaluation of a set expression.
+        `layer == x` (or `!=`) with an x that cannot read `here` compares the layer's cells with x read once, when
+        the first cell is tested (so that x fails, if it fails, exactly when it would: region's and where's
+        common tests, 5-10x quicker)."""
+        if (isinstance(pred, ir.BinOp) and pred.op in ("==", "!=") and isinstance(pred.left, ir.LayerAt)
+                and isinstance(pred.left.cell, ir.Here) and here_free(pred.right)):
+            name, x, equal = pred.left.layer, self.expr(pred.right), pred.op == "=="
+
+            def bind_layer(f):
+                cells, read = f.v[name], []
+
+                def test(i):
+                    if not read:
+                        read.append(x(f))
+                    return (cells[i] == read[0]) == equal
+
+                return test
+
+            return bind_layer
+        at = self._at_each(self.expr(pred))
+        return lambda f: lambda i: at(f, i)
+
     def x_Where(self, e):
-        s, at = self.expr(e.cells), self._at_each(self.expr(e.pred))
+        s, bind = self.expr(e.cells), self._cell_test(e.pred)
 
         def where(f):
-            out = 0
+            out, test = 0, bind(f)
             for i in iter_bits(s(f)):
-                if at(f, i):
+                if test(i):
                     out |= 1 << i
             return out
 
@@ -399,16 +441,17 @@ class Compiler:
         return fn
 
     def b_region(self, e, seeds, pred):
-        s, at = self._as_set(seeds), self._at_each(self.expr(pred))
+        s, bind = self._as_set(seeds), self._cell_test(pred)
         board = self.board
 
         def region(f):
             inside = frontier = s(f)
             rejected = 0
+            test = bind(f)
             while frontier:
                 grown = 0
                 for i in iter_bits(board.neighbours(frontier) & ~inside & ~rejected):
-                    if at(f, i):
+                    if test(i):
                         grown |= 1 << i
                     else:
                         rejected |= 1 << i

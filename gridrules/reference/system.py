@@ -7,7 +7,7 @@ import re
 
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
-from ..instance import Instance
+from ..instance import Instance, PerRules
 from .evaluator import BANNED, CHOOSES, COMMUTES, PERSISTS, RANKS, SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
@@ -142,6 +142,27 @@ def move_instance(inst: Instance, c: Compiler, ai: int, args: tuple):
     return move_text(action, args, inst), ai, args
 
 
+class _Rules:
+    """A game's rules compiled by the reference interpreter for one board size and parameters (and with
+    `instances`, its move instances): the same for every level that differs only in its contents (PerRules)."""
+
+    def __init__(self, inst: Instance, instances: bool):
+        game = inst.game
+        self.compiler = c = interpreter(inst)
+        self.procs = tuple(c.procedure(a.proc) for a in game.actions)
+        self.costs = tuple(c.expr(a.cost) for a in game.actions)
+        self.instances = tuple(action_instances(inst, c)) if instances else None
+        self.goals = tuple(c.expr(g) for g in game.goals)
+        self.fails = tuple(c.expr(x) for x in game.fails)
+        self.deadlocks = tuple(c.expr(x) for x in live_deadlocks(game, c))
+        self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}
+        self.min_move_cost = min_move_cost(game, c)
+        self.score = c.procedure(game.score) if game.score is not None else None
+
+
+_RULES = PerRules()
+
+
 class ReferenceSystem:
     """successors / is_goal / heuristic over packed states (tuples of 64-bit words)."""
 
@@ -152,20 +173,17 @@ class ReferenceSystem:
         (default: all of them)."""
         self.inst = inst
         game = inst.game
-        self.compiler = c = interpreter(inst)
-        procs = [c.procedure(a.proc) for a in game.actions]
-        costs = [c.expr(a.cost) for a in game.actions]
+        rules = _RULES.get(inst, moves is None, lambda: _Rules(inst, moves is None))
+        self.compiler = rules.compiler
         self.moves = []  # (text, action proc, args, cost fn, locals, span)
         self._actions = []  # each move's action index
-        for text, ai, args in (action_instances(inst, c) if moves is None else moves):
+        for text, ai, args in (rules.instances if moves is None else moves):
             action = game.actions[ai]
             self._actions.append(ai)
-            self.moves.append((text, procs[ai], args, costs[ai], action.proc.nlocals, action.span))
-        self.goals = [c.expr(g) for g in game.goals]
-        self.fails = [c.expr(x) for x in game.fails]
-        self._deadlocks = [c.expr(x) for x in live_deadlocks(game, c)]
+            self.moves.append((text, rules.procs[ai], args, rules.costs[ai], action.proc.nlocals, action.span))
+        self.goals, self.fails, self._deadlocks = rules.goals, rules.fails, rules.deadlocks
         self.deadlocks = bool(self._deadlocks)  # (a DeadlockSystem: searches skip states where is_dead holds)
-        self.heuristics = {h.name: (c.procedure(h.proc), h.admissible) for h in game.heuristics}
+        self.heuristics = rules.heuristics
         self.heuristic_name = heuristic
         if heuristic is None:
             self._h = [p for p, adm in self.heuristics.values() if adm]
@@ -174,8 +192,8 @@ class ReferenceSystem:
             proc, adm = self.heuristics[heuristic]
             self._h = [proc]
             self.admissible = adm
-        self.min_move_cost = min_move_cost(game, c)
-        self._score = c.procedure(game.score) if game.score is not None else None
+        self.min_move_cost = rules.min_move_cost
+        self._score = rules.score
         self.scored = self._score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
         self.persisting = game.persisting  # (a PersistingSystem: path searches call ban_successors)
