@@ -562,6 +562,51 @@ def test_a_test_per_cell_reads_what_it_compares_with_only_when_a_cell_is_tested(
     assert spans[0] == spans[1] == ((6, 40) if faults else ["1", "2", "3"])
 
 
+HOISTED = """game hoisted "A let worked out once a state"
+param far: int = 0
+layer colour: 0..3
+action paint(c: 0..3, p: cell) "{c}@{p}" cost 1:
+    require HEAD
+    let mine = region((0, 0), colour == colour[(far, far)])
+    let rim = neighbours(mine)
+    require any(rim)
+    require p in rim
+    colour[mine] = c
+    colour[p] = c
+goal: distinct(cells, colour) == 1
+level grid:
+    '0'..'3' : colour = value
+"""
+
+
+@pytest.mark.parametrize("far, head, expect", [
+    (0, "colour[p] != c", "agrees"),
+    (5, "colour[p] != c", "faults"),  # (the let reads off the board once a move gets that far)
+    (5, "colour[p] == 9", "nothing"),  # (no move gets that far: the let is never worked out)
+])
+def test_leading_lets_that_read_no_parameter_are_worked_out_once_a_state_and_only_when_a_move_needs_them(
+        far, head, expect):
+    """codegen.once_prefix: `mine` and `rim` read no parameter, so expand works them out at most once a state
+    (once_0), at the first move past its head; the moves, faults and searches are the reference's."""
+    from gridrules.compiled.system import CompiledSystem
+    from gridrules.errors import RuleRuntimeError
+
+    rules = HOISTED.replace("HEAD", head)
+    inst = instance_from_rules(rules, "0120\n1102\n3321\n", {"far": far})
+    assert "def once_0(" in CompiledSystem(inst).source
+    if expect == "agrees":
+        ref, nat = walk_and_compare(inst, 1, steps=12)
+        native_agrees(inst, nat, ref, ("bfs", "astar"))
+        return
+    found = []
+    for backend in ("reference", "compiled"):
+        try:
+            found.append(system(inst, backend).legal_moves(inst.initial))
+        except RuleRuntimeError as err:
+            found.append((err.span.line, err.span.col))
+    assert found[0] == found[1] == ((6, 41) if expect == "faults" else [])
+
+
 def test_a_heuristic_below_zero_is_the_same_in_both_backends():
     """A guide that goes negative (a heuristic need not be a bound) is not clamped to 0 by the compiled backend:
     both give its value, so both rank states alike."""
