@@ -24,11 +24,9 @@ from pathlib import Path
 
 from ..cache import cache_dir
 
-LOOPS = ("best_first", "deepening")  # (loops.py: each built with `rehash`, which growing its table needs)
-
-
 def numba_version() -> str:
-    """numba's version, from its version file (importing numba costs ~0.2 s a start), else from numba."""
+    """What tells numba's installations apart: a digest of its version file, read rather than imported
+    (importing numba costs ~0.2 s a start), else its version."""
     spec = importlib.util.find_spec("numba")
     if spec is not None and spec.origin:
         version_file = Path(spec.origin).with_name("_version.py")
@@ -53,7 +51,8 @@ def _cpu() -> str:
 
 @functools.lru_cache(maxsize=64)
 def name(source: str, loop: str, dead: bool) -> str:
-    return "gridrules_ext_" + hashlib.sha256("\n".join([source, _depends(), loop, str(dead)]).encode()).hexdigest()[:20]
+    key = "\n".join([source, _depends(), loop, str(dead)])
+    return "gridrules_ext_" + hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
 @functools.cache
@@ -223,18 +222,18 @@ def _build(module_path: str, loop_name: str, dead: bool, out: str) -> None:
     from . import loops
     from .system import load_module
 
-    warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)  # (pycc: see the note in bench/README.md)
-    warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)  # (the first-class functions of loops.py)
-    from numba.pycc import CC
-
     target = Path(out)
-    # (imported as a run of the JIT imports it, its entry points compiled or read from numba's cache: pycc then
-    # links their machine code rather than compiling them again)
+    # (imported as a run on the JIT imports it, its entry points compiled or read from numba's cache: pycc links
+    # that code in)
     mod = load_module(Path(module_path).read_text())
     entries = dict(expand=mod.expand, heuristic=mod.heuristic, goal=mod.goal,
                    dead=mod.deadlock if dead else mod.goal)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+    with warnings.catch_warnings(), tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)  # (pycc: see bench/README.md)
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)  # (the first-class functions of loops)
+        from numba.pycc import CC
+
         cc = CC(target.name.split(".")[0])
         cc.output_dir = tmp
         cc.target_cpu = "host"

@@ -225,9 +225,9 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
         while True:
             t0 = time.perf_counter()
             system._run(deepening, system.SL, system.SG, system.MA, system.MARG, path.PATH, path.PG, path.PM,
-                        path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.A, table.T, path.INC, path.PP, path.BT, bans, meta, use_h,
-                        admissible, system.deadlocks, max_cost, max_states, cap, pace.chunk, ban_at,
-                        py_deepening.RESTART_UNIT if use_h else 0, system.work)
+                        path.CH, path.CHM, path.CHC, path.CHN, path.CHI, table.K, table.G, table.A, table.T,
+                        path.INC, path.PP, path.BT, bans, meta, use_h, admissible, system.deadlocks, max_cost,
+                        max_states, cap, pace.chunk, ban_at, py_deepening.RESTART_UNIT if use_h else 0, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
