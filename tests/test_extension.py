@@ -70,6 +70,30 @@ def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeyp
     assert api.solve(system, "astar").cost == 3  # (numba's JIT runs the search, as before)
 
 
+def test_an_extension_module_that_does_not_load_is_noted_and_the_jit_runs_the_search(folder):
+    inst = api.load("floodit", str(FLOODIT))[1]
+    system = api.system(inst)
+    module = extension.name(system.source, "best_first", False)
+    (folder / (module + ".so")).write_bytes(b"not a shared object")
+    assert api.solve(system, "astar").cost == 3
+    assert "does not load" in (folder / (module + ".failed")).read_text()
+    extension.want(system.source, "best_first", False)
+    assert not extension.build_wanted()
+
+
+def test_a_cache_that_cannot_be_written_builds_nothing_and_loses_nothing(folder, monkeypatch):
+    import gridrules.compiled.system as compiled
+
+    def unwritable(source):
+        raise PermissionError("read-only cache")
+
+    inst = api.load("floodit", str(FLOODIT))[1]
+    system = api.system(inst)
+    extension.want(system.source, "best_first", False)
+    monkeypatch.setattr(compiled, "module_file", unwritable)
+    assert not extension.build_wanted()
+
+
 def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_without_numba(tmp_path):
     env = dict(os.environ, GRIDRULES_CACHE=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
                GRIDRULES_EXTENSIONS="1")

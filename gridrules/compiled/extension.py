@@ -87,8 +87,15 @@ def load(source: str, loop: str, dead: bool):
         return None
     loader = importlib.machinery.ExtensionFileLoader(module, str(path))
     spec = importlib.util.spec_from_file_location(module, path, loader=loader)
-    ext = importlib.util.module_from_spec(spec)
-    loader.exec_module(ext)
+    try:
+        ext = importlib.util.module_from_spec(spec)
+        loader.exec_module(ext)
+    except (ImportError, OSError) as err:  # (damaged, say: the JIT runs the search, and no build is retried)
+        from ..cache import store
+
+        store(path.with_name(module + ".failed"), f"{path} does not load: {err}".encode())
+        path.unlink(missing_ok=True)
+        return None
     sys.modules[module] = ext
     return ext
 
@@ -106,30 +113,35 @@ def build_wanted() -> bool:
     """Start building the extension modules noted by `want` (and not failed before) in a process of its own
     that outlives this one: at a low priority, one such process at a time (a lock in the cache), so that a
     whole process pays for none of it. Whether a build was started."""
-    from .system import module_file
-
-    jobs = []
-    for module, (source, loop, dead) in _WANTED.items():
-        path = _path(module)
-        if not path.exists() and not path.with_name(module + ".failed").exists():
-            jobs.append([str(module_file(source)), loop, dead, str(path)])
-    _WANTED.clear()
-    if not jobs or not sys.executable:
-        return False
     import json
     import tempfile
 
-    folder = cache_dir() / "extensions"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, job_file = tempfile.mkstemp(dir=folder, suffix=".jobs")
-    with os.fdopen(fd, "w") as f:
-        json.dump(jobs, f)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
-    try:
+    from .system import module_file
+
+    wanted = list(_WANTED.items())
+    _WANTED.clear()
+    if not sys.executable:
+        return False
+    job_file = None
+    try:  # (a cache that cannot be written only means no extension: nothing is lost)
+        jobs = []
+        for module, (source, loop, dead) in wanted:
+            path = _path(module)
+            if not path.exists() and not path.with_name(module + ".failed").exists():
+                jobs.append([str(module_file(source)), loop, dead, str(path)])
+        if not jobs:
+            return False
+        folder = cache_dir() / "extensions"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, job_file = tempfile.mkstemp(dir=folder, suffix=".jobs")
+        with os.fdopen(fd, "w") as f:
+            json.dump(jobs, f)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
         subprocess.Popen([sys.executable, "-m", __name__, job_file], env=env, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:
-        Path(job_file).unlink(missing_ok=True)
+        if job_file is not None:
+            Path(job_file).unlink(missing_ok=True)
         return False
     return True
 
