@@ -105,6 +105,8 @@ def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_w
     deadline = time.monotonic() + 600
     while not list(built.glob("gridrules_ext_*")) and time.monotonic() < deadline:
         time.sleep(0.5)
+    failed = list(built.glob("*.failed"))
+    assert not failed, failed[0].read_text()
     assert list(built.glob("gridrules_ext_*")), list(built.iterdir())
     code = ("import sys\nfrom gridrules.cli import main\n"
             "try:\n    main(['solve', 'floodit', sys.argv[1]])\n"
