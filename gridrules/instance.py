@@ -64,7 +64,7 @@ class PerRules:
     level), then by value (the same rules loaded again)."""
 
     def __init__(self, size: int = 16):
-        self.entries: dict = {}  # key -> [games, value]
+        self.entries: dict = {}  # key -> [(games equal by value, the value worked out for them), ...]
         self.size = size
 
     def get(self, inst: "Instance", extra, make):
