@@ -97,6 +97,7 @@ def numba_index(py_file: Path, function: str, first_line: int) -> Path:
     """The index file numba's cache keeps for a function once it has compiled it: numba names the folder after
     the source's folder and the file after the module, function and first line. (Looked up by name: listing the
     folder, which holds every generated module's files, took ~0.1 s in a cache grown large.)"""
+    import_numba()  # (first: numba's own import would load scipy, see there)
     from numba.core import config
     from numba.core.caching import _CacheLocator
 

@@ -32,6 +32,9 @@ def numba_version() -> str:
         version_file = Path(spec.origin).with_name("_version.py")
         if version_file.is_file():
             return hashlib.sha256(version_file.read_bytes()).hexdigest()[:12]
+    from . import import_numba
+
+    import_numba()
     import numba
 
     return numba.__version__
@@ -228,11 +231,12 @@ def _build(module_path: str, loop_name: str, dead: bool, out: str) -> None:
     import tempfile
     import warnings
 
+    from . import import_numba, loops
+    from .system import load_module
+
+    import_numba()
     from numba import njit
     from numba.core.errors import NumbaExperimentalFeatureWarning, NumbaPendingDeprecationWarning
-
-    from . import loops
-    from .system import load_module
 
     target = Path(out)
     # (imported as a run on the JIT imports it, its entry points compiled or read from numba's cache: pycc links
