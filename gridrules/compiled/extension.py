@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..cache import cache_dir
 
+
 def numba_version() -> str:
     """What tells numba's installations apart: a digest of its version file, read rather than imported
     (importing numba costs ~0.2 s a start), else its version."""
@@ -54,6 +55,7 @@ def _cpu() -> str:
 
 @functools.lru_cache(maxsize=64)
 def name(source: str, loop: str, dead: bool) -> str:
+    """The extension module's name (and its file's): a digest of all its code depends on."""
     key = "\n".join([source, _depends(), loop, str(dead)])
     return "gridrules_ext_" + hashlib.sha256(key.encode()).hexdigest()[:20]
 
