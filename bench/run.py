@@ -274,6 +274,17 @@ class Harness:
             return (p.stderr.strip().splitlines() or [f"exit {p.rc}"])[-1]
         return None
 
+    def solve_file(self, backend: str, path: Path, timeout: float) -> Proc:
+        """`gridrules solve floodit PATH --format json` as a whole process: the median of 3 runs (one for the
+        reference backend, which takes long; fewer when a run is killed)."""
+        runs = []
+        for _ in range(1 if backend == "reference" else 3):
+            runs.append(timed(self.gr + ["solve", "floodit", str(path), "--backend", backend, "--format", "json",
+                                         "--time-limit", str(self.time_limit)], timeout=timeout))
+            if runs[-1].timed_out:
+                break
+        return sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+
     # -- startup
     def startup(self) -> dict:
         sample = str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")
@@ -410,13 +421,7 @@ class Harness:
                 rows.append([f"gridrules --backend {b}", "CLI error", "", err, "", "FAIL"])
                 continue
             limit = self.time_limit
-            runs = []
-            for _ in range(1 if b == "reference" else 3):  # (the median of 3, as for C; the reference takes long)
-                runs.append(timed(self.gr + ["solve", "floodit", str(path), "--backend", b, "--format", "json",
-                                             "--time-limit", str(limit)], timeout=n * limit + 120))
-                if runs[-1].timed_out:
-                    break
-            p = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+            p = self.solve_file(b, path, timeout=n * limit + 120)
             recs = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
             costs = [r["cost"] if r["status"] == "solved" else None for r in recs]
             exhausted = sum(1 for r in recs if r["status"] == "budget_exhausted")
@@ -464,13 +469,7 @@ class Harness:
                 per_backend[b] = {"error": err}
                 continue
             limit = self.time_limit
-            runs = []
-            for _ in range(1 if b == "reference" else 3):  # (the median of 3, as for C; the reference takes long)
-                runs.append(timed(self.gr + ["solve", "floodit", str(path), "--backend", b, "--format", "json",
-                                             "--time-limit", str(limit)], timeout=n * limit + 120))
-                if runs[-1].timed_out:
-                    break
-            p = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+            p = self.solve_file(b, path, timeout=n * limit + 120)
             recs = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
             per_backend[b] = {"wall_s": p.seconds, "timed_out": p.timed_out, "records": recs}
         for i in range(n):
@@ -527,7 +526,8 @@ class Harness:
               + ("" if c_complete else ", some killed") + ") vs one gridrules process over all boards",
               ["backend", "gridrules wall", "speed vs C", "answers", "target >= 20x faster"], summary,
               [f"C: seed 001 with {prog.note if prog else '-'} (gcc -O2), killed after {c_limit:g} s per board",
-               f"gridrules: --time-limit {self.time_limit:g} per board, warm cache"])
+               f"gridrules: --time-limit {self.time_limit:g} per board, warm cache; its wall time the median of 3 "
+               "processes (the reference's: one)"])
         return out
 
     # -- Flood-It 14x14

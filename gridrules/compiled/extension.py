@@ -41,7 +41,6 @@ def numba_version() -> str:
     return numba.__version__
 
 
-@functools.cache
 def _cpu() -> str:
     """What the native code is built for: this CPU's features (Linux), else its name."""
     try:
