@@ -99,7 +99,7 @@ def test_distinct_in(values, cells, lo):
 def test_value_masks_and_counts(row, lo):
     values = np.array(row, np.int64)
     k = -(-len(row) // 64)
-    found = rt.value_masks(values, lo, 4, k)
+    found = rt.value_masks(values, lo, 4, k, np.full((4, k), 7, np.uint64))
     for j in range(4):
         expected = {i for i, v in enumerate(row) if v == lo + j}
         got = {i for i in range(len(row)) if (int(found[j][i >> 6]) >> (i & 63)) & 1}

@@ -32,6 +32,7 @@ NONE = -(1 << 40)
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
 QUEUE = 14
+_MASK_ROWS = "@rows:{}@"  # stands for where a function's value masks of a layer go, until prologue knows
 SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
 BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # generated code's names for them
@@ -253,6 +254,7 @@ class Lowering:
         # never recurse, so a function's rows are never in use twice at once.
         self.set_rows = 0
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
+        self.forgotten: set[str] = set()  # ... and those it forgets (prologue)
         # the packed state the function being lowered reads (a heuristic's `s`), whose bit planes give a dynamic
         # layer's value masks without a pass over its cells; None where the rows may differ from it
         self.packed: str | None = None
@@ -747,11 +749,12 @@ class Lowering:
         m, ok = f"M_{layer}", f"V_{layer}"
         o(f"if not {ok}:")
         o.indent()
+        rows = _MASK_ROWS.format(layer)  # (where they go: prologue decides)
         if self.packed and layer in self.dyn_layers:
             at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
-            o(f"{m} = rt.plane_masks({self.packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL)")
+            o(f"{m} = rt.plane_masks({self.packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})")
         else:
-            o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K)")
+            o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})")
         o(f"{ok} = True")
         o.dedent()
         return m
@@ -761,15 +764,28 @@ class Lowering:
             if layer in (None, name):
                 o(f"V_{name} = False")
                 o(f"E_{name} = False")  # (also where no `group` reads them: a dead store costs nothing)
+                self.forgotten.add(name)
 
     def prologue(self, body: list[str]) -> list[str]:
         """Declarations for the memoized masks the function body used (then forget the set for the next), and
-        the board's dimensions and masks it reads (only those: these functions run once per move)."""
+        the board's dimensions and masks it reads (only those: these functions run once per move).
+
+        A layer's value masks go to scratch rows of their own (no allocation per call) where the function
+        works them out at most once a call. Where a store or a def call forgets them, each working-out gets a
+        new array instead: a set read from the old masks may still be in use."""
         lines = []
         for layer in sorted(self.memo):
-            lines += [f"    M_{layer} = np.empty((0, K), np.uint64)", f"    V_{layer} = False"]
+            count, marker = self._codes(layer)[1], _MASK_ROWS.format(layer)
+            first = init = "BM[0:0]"
+            if layer in self.forgotten:
+                first = f"np.empty(({count}, K), np.uint64)"
+            elif any(marker in line for line in body):
+                first = init = f"BM[{SCRATCH + self.set_rows}:{SCRATCH + self.set_rows + count}]"
+                self.set_rows += count
+            body[:] = [line.replace(marker, first) for line in body]
+            lines += [f"    M_{layer} = {init}", f"    V_{layer} = False"]
         lines += [f"    E_{layer} = False" for layer in sorted(self.same_rows)]
-        self.memo = set()
+        self.memo, self.forgotten = set(), set()
         self.same_rows = {}
         return _board_names(lines + body) + lines
 

@@ -492,9 +492,12 @@ def distinct_in(row, a, lo, count):
 
 
 @njit(cache=True)
-def value_masks(row, lo, count, k):
-    """For each value lo..lo+count-1 of a layer row, the set of cells holding it (one pass over the row)."""
-    out = np.zeros((count, k), np.uint64)
+def value_masks(row, lo, count, k, out):
+    """For each value lo..lo+count-1 of a layer row, the set of cells holding it (one pass over the row), in
+    rows 0.. count-1 of `out`; returns out."""
+    for c in range(count):
+        for j in range(k):
+            out[c, j] = 0
     for i in range(row.shape[0]):
         v = row[i] - lo
         if 0 <= v < count:
@@ -503,10 +506,9 @@ def value_masks(row, lo, count, k):
 
 
 @njit(cache=True)
-def plane_masks(s, p, planes, k, count, full):
+def plane_masks(s, p, planes, k, count, full, out):
     """value_masks read from a packed state instead of a row: the layer's codes lie in `planes` bit planes of k
     words each from word p of s (layout.py), so the cells holding code c are those whose plane bits spell c."""
-    out = np.empty((count, k), np.uint64)
     for c in range(count):
         for j in range(k):
             m = full[j]

@@ -31,17 +31,31 @@ class _Arrays:
         self.HI = np.zeros(heap, np.int64)
         self.HK = np.zeros(heap, np.int64)  # (f, g, row, the state's tie key: loops._before)
 
-    def grown(self, n_states: int, n_heap: int, head: int, ring: int, rehash) -> "_Arrays":
+    def grow(self, n_states: int, n_heap: int, head: int, ring: int, rehash) -> None:
         """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; 0:
         a heap, its entries in slots 0.. n_heap-1 already), in slots 0.. n_heap-1; rehash: loops.rehash."""
-        new = _Arrays(self.K.shape[1], 2 * self.K.shape[0])
+        capacity = 2 * self.K.shape[0]
         for name in ("K", "G", "PARENT", "MOVE"):
-            getattr(new, name)[:n_states] = getattr(self, name)[:n_states]
+            setattr(self, name, _enlarged(getattr(self, name), capacity, n_states))
+        self.T = np.empty(_pow2(2 * capacity), np.int64)  # (rehash empties every slot first)
+        rehash(self.K, n_states, self.T)
         order = (head + np.arange(n_heap)) % ring if ring else np.arange(n_heap)
         for name in ("HF", "HG", "HI", "HK"):
-            getattr(new, name)[:n_heap] = getattr(self, name)[order]
-        rehash(new.K, n_states, new.T)
-        return new
+            new = np.zeros(4 * capacity, np.int64)
+            new[:n_heap] = getattr(self, name)[order]
+            setattr(self, name, new)
+
+
+def _enlarged(a: np.ndarray, rows: int, used: int) -> np.ndarray:
+    """`a` with room for `rows` rows, its first `used` kept: in place where nothing else refers to it (a large
+    block is moved by the kernel, not copied: growing a search's tables is then no longer a copy of them all)."""
+    try:
+        a.resize((rows,) + a.shape[1:])
+        return a
+    except ValueError:  # (a view of it is held somewhere)
+        b = np.zeros((rows,) + a.shape[1:], a.dtype)
+        b[:used] = a[:used]
+        return b
 
 
 class _Pace:
@@ -118,8 +132,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 3:
-                arrays = arrays.grown(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0,
-                                      rehash)
+                arrays.grow(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, rehash)
                 meta[6], meta[8] = 0, 0
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
