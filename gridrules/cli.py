@@ -28,6 +28,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+# numpy's OpenBLAS starts a thread per core that spins for a while after start-up, taking a core from the
+# search on a small machine; gridrules does no linear algebra (set before numpy is first imported)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from .errors import Diagnostic, ErrorList, GridrulesError, UsageError
 
 if TYPE_CHECKING:
@@ -236,7 +240,7 @@ def _heuristic_label(system, algorithm: str, heuristic: str | None) -> str | Non
         return None
     if heuristic is not None:
         return heuristic
-    names = [h.name for h in system.inst.game.heuristics if h.admissible]
+    names = [h.name for h in system.inst.game.heuristics if h.in_default]
     if not names:
         return None
     return names[0] if len(names) == 1 else f"max({', '.join(names)})"
@@ -886,7 +890,8 @@ def _ruleset_info(name: str, path: Path) -> dict:
         "params": [{"name": p.name, "type": _domain_text(p.domain), "default": _param_default_text(p)}
                    for p in game.params],
         "level_formats": [f.format for f in game.formats],
-        "heuristics": [{"name": h.name, "admissible": h.admissible} for h in game.heuristics],
+        "heuristics": [{"name": h.name, "admissible": h.admissible, "dominates": list(h.dominates)}
+                       for h in game.heuristics],
         "sample_levels": sorted(p.name for p in levels.iterdir() if p.is_file()) if levels.is_dir() else [],
     }
 
@@ -919,7 +924,8 @@ def list_(ctx, out_format):
             click.echo(f"    param {p['name']}: {p['type']} = {p['default']}")
         click.echo(f"    level formats: {', '.join(info['level_formats']) or 'none'}")
         if info["heuristics"]:
-            hs = ", ".join(h["name"] + (" (admissible)" if h["admissible"] else "") for h in info["heuristics"])
+            hs = ", ".join(h["name"] + (" (admissible" + "".join(f", dominates {d}" for d in h["dominates"]) + ")"
+                                        if h["admissible"] else "") for h in info["heuristics"])
             click.echo(f"    heuristics: {hs}")
         if info["sample_levels"]:
             click.echo(f"    sample levels: {', '.join(info['sample_levels'])}")
