@@ -423,6 +423,7 @@ class HeuristicDecl(Node):
     admissible: bool
     body: tuple[Stmt, ...]  # an expression form becomes one Return
     span: Span | None = SPAN
+    dominates: tuple[Name, ...] = ()  # heuristics this one is never below (the default max leaves them out)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ then each procedure body; finally whole-game checks (a goal exists, defs are use
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import ast as A
 from . import ir
@@ -100,6 +100,56 @@ class Checker:
 
     def warn(self, msg, node, hint=None):
         self.warnings.append(RuleError(msg, node if isinstance(node, Span) else node.span, hint, warning=True))
+
+    def _dominance(self, heuristics: list) -> list:
+        """The heuristics with their `dominates` lists checked, and marked where another dominates them. A
+        heuristic that is never below another makes that one's part of the default maximum idle work; only
+        admissible heuristics may say so of each other (the default is theirs), and not in a circle."""
+        decls = {d.name: d for d in self.rf.decls if isinstance(d, A.HeuristicDecl)}
+        by_name = {h.name: h for h in heuristics}
+        names = ", ".join(f"`{n}`" for n in by_name)
+        edges: dict[str, tuple[str, ...]] = {}
+        for h in heuristics:
+            d, kept = decls[h.name], []
+            if d.dominates and not h.admissible:
+                self.error(f"heuristic `{h.name}` is not admissible, so it cannot dominate another",
+                           self.at_word(d, "dominates"), "the default maximum takes only admissible heuristics: "
+                           "mark it `admissible` (if it is) or drop `dominates`")
+                continue
+            for other in d.dominates:
+                if other.id == h.name:
+                    self.error(f"heuristic `{h.name}` names itself after `dominates`", other)
+                elif other.id not in by_name:
+                    self.error(f"no heuristic `{other.id}` to dominate", other,
+                               did_you_mean(other.id, by_name) or f"the heuristics: {names}")
+                elif not by_name[other.id].admissible:
+                    self.error(f"heuristic `{other.id}` is not admissible: the default maximum leaves it out "
+                               "already", other, "drop it from `dominates`")
+                elif other.id not in kept:
+                    kept.append(other.id)
+            edges[h.name] = tuple(kept)
+        in_circle: set[str] = set()
+        for start in edges:  # (a circle would leave none of its heuristics in the default)
+            came_from, todo = {}, [start]
+            while todo and start not in in_circle:
+                n = todo.pop(0)
+                for m in edges.get(n, ()):
+                    if m == start:
+                        circle = [n]
+                        while circle[-1] != start:
+                            circle.append(came_from[circle[-1]])
+                        circle.reverse()
+                        in_circle.update(circle)
+                        self.error("heuristics dominate each other in a circle: "
+                                   + " dominates ".join(f"`{x}`" for x in circle + [start]),
+                                   self.at_word(decls[start], "dominates"), "heuristics that are equal: keep one")
+                        break
+                    if m not in came_from:
+                        came_from[m] = n
+                        todo.append(m)
+        dominated = {n for kept in edges.values() for n in kept}
+        return [replace(h, dominates=edges.get(h.name, ()), dominated=h.name in dominated)
+                for h in heuristics]
 
     @staticmethod
     def at_word(node, word, nth=1, from_col=None):
@@ -1093,6 +1143,7 @@ class Checker:
             if name not in self.emitted:
                 self.warn(f"particle `{name}` is never emitted", self.at_word(p, name),
                           f"send some flying with `emit {name}(cell)` in an action or a def")
+        heuristics = self._dominance(heuristics)
         game = next((d for d in self.rf.decls if isinstance(d, A.Game)), None)
         if self.errors:
             unique: dict = {}  # one of each: a legend shared by several formats is checked once per format

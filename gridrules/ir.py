@@ -444,6 +444,13 @@ class ActionInfo:
 class HeuristicInfo:
     proc: Procedure
     admissible: bool
+    dominates: tuple[str, ...] = ()  # the writer's promise: never below these (all admissible, as this one)
+    dominated: bool = False  # some heuristic dominates this one: the default maximum leaves it out
+
+    @property
+    def in_default(self) -> bool:
+        """Whether the default heuristic, the maximum of the admissible ones, takes this one."""
+        return self.admissible and not self.dominated
 
     @property
     def name(self) -> str:

@@ -129,6 +129,33 @@ def test_declared_admissible_heuristics_never_exceed_the_exact_distance(case, se
         state = rng.choice(succ)[1]
 
 
+@given(boards, st.integers(0, 10**6), st.sampled_from(["corner", "pivot", "free"]))
+def test_frontier_keeps_its_promise_to_dominate_colours_left(case, seed, variant):
+    """floodit.grl says `frontier dominates colours_left`, so the default A* reads frontier alone: along random
+    walks, in both backends, frontier is never below colours_left."""
+    k, board = case
+    n = len(board)
+    params = {"colours": k, "pivot": (seed % n, (seed // n) % n)} if variant == "pivot" else {"colours": k}
+    if variant == "free":
+        params["free"] = True
+    inst = instance("floodit", grid_text(board), params, "grid")
+    assert [h.name for h in inst.game.heuristics if h.in_default] == ["frontier"]
+    ref = system(inst)
+    named = {name: system(inst, "compiled", name) for name in ("frontier", "colours_left")}
+    default = system(inst, "compiled")
+    rng = random.Random(seed)
+    state = ref.initial()
+    for _ in range(8):
+        values = ref.heuristic_values(state)
+        assert values == {name: s.heuristic(state) for name, s in named.items()}
+        assert values["frontier"] >= values["colours_left"]
+        assert ref.heuristic(state) == default.heuristic(state) == values["frontier"]
+        succ = list(ref.successors(state))
+        if not succ:
+            break
+        state = rng.choice(succ)[1]
+
+
 def test_frontier_bound_is_stronger_than_colours_left_somewhere():
     rng = random.Random(7)
     stronger = 0

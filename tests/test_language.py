@@ -230,3 +230,38 @@ def test_rules_nested_too_deeply_are_reported_not_crashed():
     from gridrules.errors import GridrulesError
 
     assert isinstance(err.value, GridrulesError)
+
+
+DOMINATED = """
+game corridor
+global pos: 0..5
+action step() "step":
+    require pos < 5
+    pos += 1
+goal: pos == 5
+heuristic exact admissible{dominates}: 5 - pos
+heuristic claimed admissible: 6 - pos   # (not admissible in truth: it shows which heuristics the default reads)
+level grid:
+    '.' : pass
+"""
+
+
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+def test_the_default_heuristic_leaves_out_those_another_dominates(backend):
+    plain = system(instance_from_rules(DOMINATED.format(dominates=""), "..\n"), backend)
+    ruled = system(instance_from_rules(DOMINATED.format(dominates=" dominates claimed"), "..\n"), backend)
+    start = plain.initial()
+    assert plain.heuristic(start) == 6  # the maximum of both
+    assert ruled.heuristic(start) == 5  # `claimed` is left out of the default ...
+    assert system(ruled.inst, backend, "claimed").heuristic(start) == 6  # ... and still there by name
+    assert [h.in_default for h in ruled.inst.game.heuristics] == [True, False]
+    assert ruled.inst.game.heuristics[0].dominates == ("claimed",)
+
+
+def test_dominates_reads_the_same_in_yaml_as_in_the_dsl():
+    from gridrules.syntax import parse_dsl, parse_yaml
+    dsl = parse_dsl("heuristic a admissible dominates b, c: 0\nheuristic b admissible: 0\nheuristic c admissible: 0\n")
+    yaml_text = ("game: g\nheuristics:\n  a: {admissible: true, dominates: [b, c], expr: '0'}\n"
+                 "  b: {admissible: true, expr: '0'}\n  c: {admissible: true, expr: '0'}\n")
+    assert [tuple(n.id for n in d.dominates) for d in parse_yaml(yaml_text).decls[1:]] == [("b", "c"), (), ()]
+    assert [tuple(n.id for n in d.dominates) for d in dsl.decls] == [("b", "c"), (), ()]

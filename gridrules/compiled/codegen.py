@@ -1934,7 +1934,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("return n")
     expand = _entry("expand", "EXPAND", _EXPAND_ARGS, _board_names(o.lines) + o.lines)
     hs = [i for i, h in enumerate(game.heuristics)
-          if (low.heuristic is None and h.admissible) or h.name == low.heuristic]
+          if (low.heuristic is None and h.in_default) or h.name == low.heuristic]
     h_lines = ["    _decode(s, D, g, SG)", "    best = 0"]
     for k, i in enumerate(hs):  # the largest value, as the reference takes it (0 only without any)
         h_lines += [f"    v = h_{i}(s, D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else

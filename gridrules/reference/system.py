@@ -186,7 +186,8 @@ class ReferenceSystem:
         self.heuristics = rules.heuristics
         self.heuristic_name = heuristic
         if heuristic is None:
-            self._h = [p for p, adm in self.heuristics.values() if adm]
+            default = {h.name for h in game.heuristics if h.in_default}
+            self._h = [p for name, (p, adm) in self.heuristics.items() if name in default]
             self.admissible = True
         else:
             proc, adm = self.heuristics[heuristic]

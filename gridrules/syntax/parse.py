@@ -35,7 +35,7 @@ class _Blocks(Indenter):
 
 # Words of statements and expressions; they cannot name anything.
 RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe "
-                     "commutes persists chooses ranks emit cost when static admissible".split())
+                     "commutes persists chooses ranks emit cost when static admissible dominates".split())
 
 
 class _ReservedWord(Exception):
@@ -303,10 +303,14 @@ class _Build(Transformer):
     def heuristic(self, meta, items):
         name = str(items[0])
         admissible = any(isinstance(i, Token) and i.type == "ADMISSIBLE" for i in items)
+        dominates = next((i for i in items[1:-1] if isinstance(i, list)), [])
         body = items[-1]
         if not isinstance(body, tuple):
             body = (A.Return(body, body.span),)
-        return A.HeuristicDecl(name, admissible, body, self._s(meta))
+        return A.HeuristicDecl(name, admissible, body, self._s(meta), tuple(dominates))
+
+    def dominates(self, items):
+        return [A.Name(str(t), _span(self.src, t, self.shift)) for t in items]
 
     @v_args(meta=True)
     def score(self, meta, items):

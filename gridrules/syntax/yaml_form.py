@@ -20,7 +20,7 @@ Structure is YAML; expressions, types and statement blocks are strings in the DS
     fail:     EXPR  |  [EXPR, ...]
     deadlock: EXPR  |  [EXPR, ...]
     limit:    EXPR  |  {cost: EXPR, when: EXPR}
-    heuristics: {NAME: {admissible: BOOL, expr: EXPR}  |  {admissible: BOOL, body: STMTS}}
+    heuristics: {NAME: {admissible: BOOL, dominates: NAME | [NAME, ...], expr: EXPR  |  body: STMTS}}
     score:    EXPR  |  {body: STMTS}
     levels:   {FORMAT[, FORMAT...]: {TOKENS: LEGEND_STMTS}}
               # TOKENS: a character (`"#"`, `x`), a range (`a..z`), `"*"` (any token) or the DSL's quoted
@@ -490,18 +490,24 @@ class _Reader:
     def s_heuristics(self, k, v, top):
         for name, key, val in self.entries(v, "heuristics", "left: {admissible: true, expr: count(cells where ...)}"):
             what = f"heuristic `{name}`"
-            f = self.fields(val, what, ("admissible", "expr", "body"), (), key,
+            f = self.fields(val, what, ("admissible", "dominates", "expr", "body"), (), key,
                             "{admissible: true, expr: count(cells where ...)}")
             if ("expr" in f) == ("body" in f):
                 raise self.err(f"{what} needs either `expr` (a value) or `body` (statements that `return` one)"
                                + (", not both" if "expr" in f else ""), f["body"][0] if "body" in f else key)
             admissible = self.boolean(f["admissible"][1], f"`admissible` of {what}") if "admissible" in f else False
+            dominates = ()
+            if "dominates" in f:
+                dv = f["dominates"][1]
+                items = dv.value if isinstance(dv, SequenceNode) and dv.value else [dv]
+                dominates = tuple(A.Name(self.name(self.scalar(x, f"`dominates` of {what}", "colours_left"),
+                                                   "heuristic name"), self.span(x)) for x in items)
             if "expr" in f:
                 e = self.code(f["expr"][1], "expr", f"`expr` of {what}", f["expr"][0])
                 body = (A.Return(e, e.span),)
             else:
                 body = self.code(f["body"][1], "stmts", f"the body of {what}", f["body"][0])
-            self.decls.append(A.HeuristicDecl(name, admissible, body, self.span(key)))
+            self.decls.append(A.HeuristicDecl(name, admissible, body, self.span(key), dominates))
 
     def s_score(self, k, v, top):
         if isinstance(v, MappingNode):
