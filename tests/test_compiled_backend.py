@@ -443,6 +443,35 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
     assert len({s.source for s in systems}) == 1 and len({id(s.mod) for s in systems}) == 1
 
 
+@pytest.mark.parametrize("ruleset,level", [("floodit", "hdu4127-sample.txt"), ("bloxorz", "level16.txt"),
+                                           ("drops", "seed000.txt"), ("splashback", "seed000.txt"),
+                                           ("lianliankan", "hdu1175-sample.txt")])
+def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset, level):
+    """Extension modules are built from the generated source with the board's dimensions as constants
+    (codegen.for_board): along a breadth-first sweep, its successors, goals and heuristics are the module's that
+    reads them at run time."""
+    from collections import deque
+
+    from gridrules.compiled.codegen import BOARD_NAMES, for_board
+    from gridrules.compiled.system import load_module
+
+    inst = load(ruleset, str(ROOT / "rulesets" / ruleset / "levels" / level))[-1]
+    generic, shaped = system(inst, "compiled"), system(inst, "compiled")
+    source = for_board(generic.source, inst.rows, inst.cols)
+    assert not any(f"= {BOARD_NAMES[name]}\n" in source for name in ("ROWS", "COLS", "N", "K"))
+    shaped._mod = load_module(source)
+    seen, todo = {generic.initial()}, deque([generic.initial()])
+    while todo and len(seen) < 400:
+        state = todo.popleft()
+        moves = generic.successors(state)
+        assert shaped.successors(state) == moves
+        assert (shaped.is_goal(state), shaped.heuristic(state)) == (generic.is_goal(state), generic.heuristic(state))
+        for _, child, _ in moves:
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+
+
 def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypatch):
     """A file of many boards generates the module's source once per board size, parameters and heuristic
     (system._generated), and every board still solves as the reference backend solves it; the faults of each

@@ -15,6 +15,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FLOODIT = ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"
 
 
+def _board(inst):
+    return inst.rows, inst.cols
+
+
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     """Extension modules built and looked for in a folder of this test's own, forgotten after it."""
@@ -43,11 +47,11 @@ def test_a_search_through_an_extension_module_is_the_search_numbas_jit_runs(fold
     inst = api.load(ruleset, str(level))[case]
     jit = api.system(inst)
     loop = "deepening" if algorithm == "idastar" else "best_first"
-    assert extension.load(jit.source, loop, jit.deadlocks) is None
+    assert extension.load(jit.source, loop, jit.deadlocks, _board(inst)) is None
     expected = _searched(api.solve(jit, algorithm))
     assert expected[0] == "solved"
 
-    assert extension.build(jit.source, loop, jit.deadlocks) is not None
+    assert extension.build(jit.source, loop, jit.deadlocks, _board(inst)) is not None
     ahead = api.system(inst)
     assert _searched(api.solve(ahead, algorithm)) == expected
     assert ahead._mod is None  # (the search never loaded the generated module, nor numba's JIT code)
@@ -62,10 +66,10 @@ def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeyp
 
     monkeypatch.setattr(extension, "_build", broken)
     with pytest.raises(RuntimeError, match="no C compiler here"):
-        extension.build(system.source, "best_first", False)
+        extension.build(system.source, "best_first", False, _board(inst))
     note = next(folder.glob("*.failed")).read_text()
     assert "OSError: no C compiler here" in note
-    extension.want(system.source, "best_first", False)
+    extension.want(system.source, "best_first", False, _board(inst))
     assert not extension.build_wanted()  # (nothing started: the note says it failed)
     assert api.solve(system, "astar").cost == 3  # (numba's JIT runs the search, as before)
 
@@ -73,11 +77,11 @@ def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeyp
 def test_an_extension_module_that_does_not_load_is_noted_and_the_jit_runs_the_search(folder):
     inst = api.load("floodit", str(FLOODIT))[1]
     system = api.system(inst)
-    module = extension.name(system.source, "best_first", False)
+    module = extension.name(system.source, "best_first", False, _board(inst))
     (folder / (module + ".so")).write_bytes(b"not a shared object")
     assert api.solve(system, "astar").cost == 3
     assert "does not load" in (folder / (module + ".failed")).read_text()
-    extension.want(system.source, "best_first", False)
+    extension.want(system.source, "best_first", False, _board(inst))
     assert not extension.build_wanted()
 
 
@@ -89,15 +93,17 @@ def test_a_cache_that_cannot_be_written_builds_nothing_and_loses_nothing(folder,
 
     inst = api.load("floodit", str(FLOODIT))[1]
     system = api.system(inst)
-    extension.want(system.source, "best_first", False)
+    extension.want(system.source, "best_first", False, _board(inst))
     monkeypatch.setattr(compiled, "module_file", unwritable)
     assert not extension.build_wanted()
 
 
 def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_without_numba(tmp_path):
+    level = tmp_path / "one-board.txt"  # (one board shape: one extension module to wait for)
+    level.write_text("3\n0 1 2\n1 1 2\n2 2 1\n0\n")
     env = dict(os.environ, GRIDRULES_CACHE=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
                GRIDRULES_EXTENSIONS="1")
-    first = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", str(FLOODIT)], env=env,
+    first = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", str(level)], env=env,
                            capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr
     assert "building native extension modules in the background" in first.stderr
@@ -111,8 +117,8 @@ def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_w
     code = ("import sys\nfrom gridrules.cli import main\n"
             "try:\n    main(['solve', 'floodit', sys.argv[1]])\n"
             "finally:\n    print('numba imported:', 'numba' in sys.modules, file=sys.stderr)\n")
-    second = subprocess.run([sys.executable, "-c", code, str(FLOODIT)], env=env, capture_output=True, text=True,
+    second = subprocess.run([sys.executable, "-c", code, str(level)], env=env, capture_output=True, text=True,
                             timeout=600)
     assert second.returncode == 0, second.stderr
-    assert second.stdout == first.stdout == "case 1: 0 moves (optimal)\ncase 2: 3 moves (optimal): 1 2 1\n"
+    assert second.stdout == first.stdout == "3 moves (optimal)\n1 2 1\n"
     assert second.stderr.strip() == "numba imported: False"  # (nor compiled, nor built again: nothing said)

@@ -51,14 +51,14 @@ def test_grow_border_flood_match_python_sets(board):
     nl, nr, full = masks(rows, cols)
     pa = pack(a, rows, cols)
     out, scratch = np.full_like(pa, 12345), np.full_like(pa, 999)  # (stale contents must not matter)
-    rt.grow_into(pa, out, cols, nl, nr, full)
+    rt.grow_into(pa, out, cols, len(pa), nl, nr, full)
     assert unpack(out, rows, cols) == a | step(a, rows, cols)
-    assert unpack(rt.border_into(pa, out, cols, nl, nr, full), rows, cols) == step(a, rows, cols) - a
+    assert unpack(rt.border_into(pa, out, cols, len(pa), nl, nr, full), rows, cols) == step(a, rows, cols) - a
     region, frontier = set(a), set(a)
     while frontier:
         frontier = (step(frontier, rows, cols) & allowed) - region
         region |= frontier
-    flooded = rt.flood_into(pa, pack(allowed, rows, cols), out, scratch, cols, nl, nr, full)
+    flooded = rt.flood_into(pa, pack(allowed, rows, cols), out, scratch, cols, len(pa), nl, nr, full)
     assert flooded is out and unpack(out, rows, cols) == region
 
 
@@ -168,7 +168,7 @@ def test_group_matches_python(board, data):
     right, down = np.full_like(full, 5), np.full_like(full, 9)  # (stale contents must not matter)
     rt.same_masks_into(np.array(values, np.int64), right, down, rows * cols, cols)
     out, scratch = np.full_like(full, 3), np.zeros_like(full)
-    got = rt.group_into(pack(seeds, rows, cols), right, down, out, scratch, cols, full)
+    got = rt.group_into(pack(seeds, rows, cols), right, down, out, scratch, cols, len(out), full)
     reached, todo = set(seeds), list(seeds)
     while todo:
         r, c = todo.pop()

@@ -39,6 +39,17 @@ BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # 
                "FULL": "BM[0]", "NOT_LEFT": "BM[1]", "NOT_RIGHT": "BM[2]"}  # (all cells; masks for shifts)
 
 
+def for_board(source: str, rows: int, cols: int) -> str:
+    """A generated module's source made for one board shape: the dimensions it reads from SG at run time (so that
+    one compiled module serves every board) become constants, and with them the lengths of its set loops and
+    the shifts of its bitboard helpers (runtime.grow_into: inlined where called)."""
+    n = rows * cols
+    shape = {"ROWS": rows, "COLS": cols, "N": n, "K": max(1, -(-n // 64))}  # (header_values' K)
+    for name, value in shape.items():
+        source = source.replace(f"    {name} = {BOARD_NAMES[name]}\n", f"    {name} = {value}\n")
+    return f"# Made for a {rows}x{cols} board.\n" + source
+
+
 def _board_names(lines: list[str]) -> list[str]:
     """Bind the board's dimensions and masks that these lines of code read."""
     used = set(re.findall(r"\b(?:" + "|".join(BOARD_NAMES) + r")\b", "\n".join(lines)))
@@ -812,7 +823,7 @@ class Lowering:
             layer, value = fast
             v = self.ex(value, o, ctx)
             return self._snap(f"rt.flood_into({s0}, {self.value_mask(layer, v, o)}, {self.row()}, {self.row()}, "
-                              f"COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
+                              f"COLS, K, NOT_LEFT, NOT_RIGHT, FULL)", o)
         inside, frontier, rejected, grown, fresh = (self.t("s") for _ in range(5))
         o(f"{inside} = rt.copy_into({s0}, {self.row()})")
         o(f"{frontier} = rt.copy_into({s0}, {self.row()})")
@@ -821,7 +832,7 @@ class Lowering:
         o(f"while rt.nonempty({frontier}):")
         o.indent()
         o(f"{grown} = rt.empty_into({grown_row})")
-        o(f"{fresh} = rt.border_into({frontier}, {fresh_row}, COLS, NOT_LEFT, NOT_RIGHT, FULL)")
+        o(f"{fresh} = rt.border_into({frontier}, {fresh_row}, COLS, K, NOT_LEFT, NOT_RIGHT, FULL)")
         o(f"rt.minus_into({fresh}, {inside}, {fresh})")
         o(f"rt.minus_into({fresh}, {rejected}, {fresh})")
         i = self._for_cells(fresh, o, ctx)
@@ -853,7 +864,7 @@ class Lowering:
             self._end_cells(o, ctx)
             right, down = self.row(), self.row()
             o(f"rt.same_masks_into({vals}, {right}, {down}, N, COLS)")
-        return self._snap(f"rt.group_into({s0}, {right}, {down}, {self.row()}, {self.row()}, COLS, FULL)", o)
+        return self._snap(f"rt.group_into({s0}, {right}, {down}, {self.row()}, {self.row()}, COLS, K, FULL)", o)
 
     def same_masks(self, layer: str, o: Out) -> tuple[str, str]:
         """The rows of a layer's equal edges (rt.same_masks_into), memoized per function call like the value
@@ -868,7 +879,7 @@ class Lowering:
         else:  # from the value masks when they are known already, else from the row
             self.memo.add(layer)
             o(f"if V_{layer}:")
-            o(f"    rt.same_masks_from(M_{layer}, {rows[0]}, {rows[1]}, COLS, NOT_RIGHT)")
+            o(f"    rt.same_masks_from(M_{layer}, {rows[0]}, {rows[1]}, COLS, K, NOT_RIGHT)")
             o("else:")
             o(f"    rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
         o(f"E_{layer} = True")
@@ -878,7 +889,7 @@ class Lowering:
     def b_neighbours(self, e, o, ctx):
         (x,) = e.args
         s = self.as_set(self.ex(x, o, ctx), x.ty, o)
-        return self._snap(f"rt.border_into({s}, {self.row()}, COLS, NOT_LEFT, NOT_RIGHT, FULL)", o)
+        return self._snap(f"rt.border_into({s}, {self.row()}, COLS, K, NOT_LEFT, NOT_RIGHT, FULL)", o)
 
     def b_count(self, e, o, ctx):
         return self._reduce(e.args[0], o, ctx, "count") or f"rt.count({self.ex(e.args[0], o, ctx)})"

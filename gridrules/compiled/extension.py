@@ -4,10 +4,14 @@ dispatcher. A whole process (the CLI's `solve`) then starts ~0.2 s sooner (numba
 starts ~0.1 ms sooner (typing the loop's arguments), and the loop calls the game's entry points directly rather
 than through function pointers.
 
+An extension module is built for one board shape: the generated code, which reads the board's dimensions at
+run time so that one JIT-compiled module serves every board, gets them as constants (codegen.for_board), and its
+bitboard loops and shifts are then known in advance (~1.5x on Flood-It's heuristic).
+
 An extension is built in a process of its own (`python -m gridrules.compiled.extension`) and moved into the
-cache atomically: cache_dir()/extensions/NAME.so, NAME a hash of the generated source, the loop, whether the
-loop runs deadlock tests, everything the generated module's name depends on (system._versions), loops.py and
-this machine's CPU (the code is built for it). Building needs a C compiler; a build that fails leaves a note
+cache atomically: cache_dir()/extensions/NAME.so, NAME a hash of the generated source, the board's shape, the
+loop, whether the loop runs deadlock tests, everything the generated module's name depends on
+(system._versions), loops.py and this machine's CPU (the code is built for it). Building needs a C compiler; a build that fails leaves a note
 beside, so later runs do not try again, and the search runs on numba's JIT as it would have.
 """
 from __future__ import annotations
@@ -53,9 +57,9 @@ def _cpu() -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def name(source: str, loop: str, dead: bool) -> str:
+def name(source: str, loop: str, dead: bool, board: tuple[int, int]) -> str:
     """The extension module's name (and its file's): a digest of all its code depends on."""
-    key = "\n".join([source, _depends(), loop, str(dead)])
+    key = "\n".join([source, _depends(), loop, str(dead), str(board)])
     return "gridrules_ext_" + hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
@@ -78,12 +82,12 @@ def enabled() -> bool:
     return os.environ.get("GRIDRULES_EXTENSIONS") != "0"
 
 
-def load(source: str, loop: str, dead: bool):
-    """The extension module of this generated source and loop, or None when none has been built (or they are
-    turned off)."""
+def load(source: str, loop: str, dead: bool, board: tuple[int, int]):
+    """The extension module of this generated source, loop and board shape (rows, columns), or None when none
+    has been built (or they are turned off)."""
     if not enabled():
         return None
-    module = name(source, loop, dead)
+    module = name(source, loop, dead, board)
     if module in sys.modules:
         return sys.modules[module]
     path = _path(module)
@@ -104,13 +108,13 @@ def load(source: str, loop: str, dead: bool):
     return ext
 
 
-_WANTED: dict[str, tuple[str, str, bool]] = {}  # extension name -> (source, loop, dead): see want
+_WANTED: dict[str, tuple[str, str, bool, tuple[int, int]]] = {}  # extension name -> want's arguments
 
 
-def want(source: str, loop: str, dead: bool) -> None:
-    """Note that a search ran loops.<loop> over this generated source on numba's JIT, for want of its extension
-    module: build_wanted builds those noted."""
-    _WANTED.setdefault(name(source, loop, dead), (source, loop, dead))
+def want(source: str, loop: str, dead: bool, board: tuple[int, int]) -> None:
+    """Note that a search ran loops.<loop> over this generated source on a board of this shape on numba's JIT,
+    for want of its extension module: build_wanted builds those noted."""
+    _WANTED.setdefault(name(source, loop, dead, board), (source, loop, dead, board))
 
 
 def build_wanted() -> bool:
@@ -129,10 +133,10 @@ def build_wanted() -> bool:
     job_file = None
     try:  # (a cache that cannot be written only means no extension: nothing is lost)
         jobs = []
-        for module, (source, loop, dead) in wanted:
+        for module, (source, loop, dead, board) in wanted:
             path = _path(module)
             if not path.exists() and not path.with_name(module + ".failed").exists():
-                jobs.append([str(module_file(source)), loop, dead, str(path)])
+                jobs.append([str(module_file(source)), loop, dead, list(board), str(path)])
         if not jobs:
             return False
         folder = cache_dir() / "extensions"
@@ -150,14 +154,28 @@ def build_wanted() -> bool:
     return True
 
 
-def build(source: str, loop: str, dead: bool):
+def build_wanted_now() -> None:
+    """Build the extension modules noted by `want` here and now (what build_wanted starts in a process of its
+    own), those that failed before excepted: for benchmarks, whose warm-ups stand for a user's earlier run."""
+    wanted = list(_WANTED.values())
+    _WANTED.clear()
+    for source, loop, dead, board in wanted:
+        module = name(source, loop, dead, board)
+        if load(source, loop, dead, board) is None and not _path(module).with_name(module + ".failed").exists():
+            try:
+                build(source, loop, dead, board)
+            except RuntimeError:  # (its note says why; numba's JIT runs the search, as it would have)
+                pass
+
+
+def build(source: str, loop: str, dead: bool, board: tuple[int, int]):
     """Build the extension module now, in this process, and load it (a RuntimeError, and its note NAME.failed
     left beside, when the build fails)."""
     from .system import module_file
 
-    module = name(source, loop, dead)
-    _build_or_note(str(module_file(source)), loop, dead, str(_path(module)))
-    return load(source, loop, dead)
+    module = name(source, loop, dead, board)
+    _build_or_note(str(module_file(source)), loop, dead, board, str(_path(module)))
+    return load(source, loop, dead, board)
 
 
 def _build_jobs(job_file: str) -> None:
@@ -182,20 +200,20 @@ def _build_jobs(job_file: str) -> None:
             pass
         except OSError:
             return
-        for module_path, loop, dead, out in jobs:
+        for module_path, loop, dead, board, out in jobs:
             if not Path(out).exists():
                 try:
-                    _build_or_note(module_path, loop, dead, out)
+                    _build_or_note(module_path, loop, dead, tuple(board), out)
                 except RuntimeError:
                     pass
 
 
-def _build_or_note(module_path: str, loop: str, dead: bool, out: str) -> None:
+def _build_or_note(module_path: str, loop: str, dead: bool, board: tuple[int, int], out: str) -> None:
     """_build, or on failure a note of why beside where the module would be, then a RuntimeError."""
     import traceback
 
     try:
-        _build(module_path, loop, dead, out)
+        _build(module_path, loop, dead, board, out)
     except Exception as err:  # (any failure to build means only that the JIT runs the search, as it can)
         from ..cache import store
 
@@ -226,13 +244,14 @@ def _wrapper(loop_name: str, entries: dict):
     return scope[loop_name], types.void(*args[4:-1], *args[-1])
 
 
-def _build(module_path: str, loop_name: str, dead: bool, out: str) -> None:
-    """Compile the generated module at module_path with loops.<loop_name> (and loops.rehash) into the extension
-    module `out`, through a folder beside it, then moved into place."""
+def _build(module_path: str, loop_name: str, dead: bool, board: tuple[int, int], out: str) -> None:
+    """Compile the generated module at module_path, made for a board of this shape, with loops.<loop_name> (and
+    loops.rehash) into the extension module `out`, through a folder beside it, then moved into place."""
     import tempfile
     import warnings
 
     from . import import_numba, loops
+    from .codegen import for_board
     from .system import load_module
 
     import_numba()
@@ -240,9 +259,9 @@ def _build(module_path: str, loop_name: str, dead: bool, out: str) -> None:
     from numba.core.errors import NumbaExperimentalFeatureWarning, NumbaPendingDeprecationWarning
 
     target = Path(out)
-    # (imported as a run on the JIT imports it, its entry points compiled or read from numba's cache: pycc links
-    # that code in)
-    mod = load_module(Path(module_path).read_text())
+    # (imported as a run on the JIT would import it, its entry points compiled or read from numba's cache: pycc
+    # links that code in)
+    mod = load_module(for_board(Path(module_path).read_text(), *board))
     entries = dict(expand=mod.expand, heuristic=mod.heuristic, goal=mod.goal,
                    dead=mod.deadlock if dead else mod.goal)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -368,10 +368,11 @@ def distinct_count(values):
 
 # ---- bitboard fast paths: whole words at a time -----------------------------------------------------------
 @njit(cache=True, inline="always")
-def grow_into(a, out, cols, not_left, not_right, full):
+def grow_into(a, out, cols, k, not_left, not_right, full):
     """out = the set and its 4-neighbours, a word at a time with no temporaries; not_left/not_right mask out
-    the cells a one-column shift wrapped to another row."""
-    k = a.shape[0]
+    the cells a one-column shift wrapped to another row. (These bitboard helpers take the row length and the
+    words of a set, k, as arguments and are inlined where called: where the board's shape is a constant, as in
+    an extension module built for it, the shifts and loops are then known in advance.)"""
     q, r = cols >> 6, cols & 63
     zero = uint64(0)
     for j in range(k):
@@ -395,26 +396,26 @@ def grow_into(a, out, cols, not_left, not_right, full):
         out[j] = (x | (up1 & not_left[j]) | (down1 & not_right[j]) | up | down) & full[j]
 
 
-@njit(cache=True)
-def border_into(a, out, cols, not_left, not_right, full):
+@njit(cache=True, inline="always")
+def border_into(a, out, cols, k, not_left, not_right, full):
     """The cells 4-adjacent to the set `a` and not in it (the bitboard form of `neighbours`), into `out` (which
     must not be `a`)."""
-    grow_into(a, out, cols, not_left, not_right, full)
-    for j in range(a.shape[0]):
+    grow_into(a, out, cols, k, not_left, not_right, full)
+    for j in range(k):
         out[j] &= ~a[j]
     return out
 
 
-@njit(cache=True)
-def flood_into(seeds, allowed, out, nxt, cols, not_left, not_right, full):
+@njit(cache=True, inline="always")
+def flood_into(seeds, allowed, out, nxt, cols, k, not_left, not_right, full):
     """The seeds plus every cell of `allowed` 4-connected to them through `allowed` (one step of growth a round),
     into `out`, with `nxt` as scratch (neither of them `seeds` or `allowed`)."""
-    for j in range(out.shape[0]):
+    for j in range(k):
         out[j] = seeds[j]
     while True:
-        grow_into(out, nxt, cols, not_left, not_right, full)
+        grow_into(out, nxt, cols, k, not_left, not_right, full)
         changed = False
-        for j in range(out.shape[0]):
+        for j in range(k):
             v = out[j] | (nxt[j] & allowed[j])
             if v != out[j]:
                 out[j] = v
@@ -438,12 +439,11 @@ def same_masks_into(row, same_right, same_down, n, cols):
             same_down[i >> 6] |= bit
 
 
-@njit(cache=True)
-def group_into(seeds, same_right, same_down, out, nxt, cols, full):
+@njit(cache=True, inline="always")
+def group_into(seeds, same_right, same_down, out, nxt, cols, k, full):
     """The seeds plus every cell reached from them by steps between 4-adjacent cells of equal value (the edges
     of same_masks_into), into `out`, with `nxt` as scratch (neither of them an input). Each round steps every
     member along its equal edges, a word at a time."""
-    k = out.shape[0]
     q, r = cols >> 6, cols & 63
     zero = uint64(0)
     for j in range(k):
@@ -505,7 +505,7 @@ def value_masks(row, lo, count, k, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def plane_masks(s, p, planes, k, count, full, out):
     """value_masks read from a packed state instead of a row: the layer's codes lie in `planes` bit planes of k
     words each from word p of s (layout.py), so the cells holding code c are those whose plane bits spell c."""
@@ -531,11 +531,10 @@ def distinct_masks(masks, a):
     return n
 
 
-@njit(cache=True)
-def same_masks_from(masks, same_right, same_down, cols, not_right):
+@njit(cache=True, inline="always")
+def same_masks_from(masks, same_right, same_down, cols, k, not_right):
     """same_masks_into read from a layer's value masks, a word at a time: a cell and its right (lower)
     neighbour hold the same value when both lie in one value's mask."""
-    k = same_right.shape[0]
     q, r = cols >> 6, cols & 63
     for j in range(k):
         right = uint64(0)

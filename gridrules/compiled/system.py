@@ -192,11 +192,12 @@ class CompiledSystem:
         module when one has been built (else extension.want notes that one is wanted), else numba's, loaded (or
         compiled) now."""
         dead = self.deadlocks
-        ext = extension.load(self.source, name, dead)
+        board = (self.inst.rows, self.inst.cols)
+        ext = extension.load(self.source, name, dead, board)
         if ext is not None:
             loop = getattr(ext, name)
             return (lambda *args: loop(*args[:-1], *args[-1])), ext.rehash  # (the work tuple: six arguments)
-        extension.want(self.source, name, dead)
+        extension.want(self.source, name, dead, board)
         from . import loops
 
         mod, native = self.mod, getattr(loops, name)
