@@ -47,15 +47,10 @@ class _Arrays:
 
 
 def _enlarged(a: np.ndarray, rows: int, used: int) -> np.ndarray:
-    """`a` with room for `rows` rows, its first `used` kept: in place where nothing else refers to it (a large
-    block is moved by the kernel, not copied: growing a search's tables is then no longer a copy of them all)."""
-    try:
-        a.resize((rows,) + a.shape[1:])
-        return a
-    except ValueError:  # (a view of it is held somewhere)
-        b = np.zeros((rows,) + a.shape[1:], a.dtype)
-        b[:used] = a[:used]
-        return b
+    """`a` with room for `rows` rows, its first `used` kept (the rest untouched: pages the search reaches)."""
+    b = np.empty((rows,) + a.shape[1:], a.dtype)
+    b[:used] = a[:used]
+    return b
 
 
 class _Pace:
