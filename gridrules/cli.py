@@ -511,6 +511,8 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
             if k < count:
                 _error(f"interrupted; {_count(count - k, 'level')} not solved", prefix="")
             break
+        if backend == "compiled" and k < count:  # (started now, an extension serves this run's later levels too)
+            _build_extensions()
     if backend == "compiled":
         _build_extensions()
     ctx.exit(worst(codes))
@@ -518,7 +520,8 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
 
 def _build_extensions() -> None:
     """Have the native searches this run made on numba's JIT built into extension modules, in the background:
-    later runs start without numba (compiled/extension.py)."""
+    later runs start without numba (compiled/extension.py), and the searches of this run's later levels pick up
+    each one built before they start."""
     from .compiled import extension
 
     if extension.enabled() and extension.build_wanted():

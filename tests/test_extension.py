@@ -24,6 +24,7 @@ def folder(tmp_path, monkeypatch):
     """Extension modules built and looked for in a folder of this test's own, forgotten after it."""
     monkeypatch.setattr(extension, "_path", lambda module: tmp_path / (module + ".so"))
     monkeypatch.setattr(extension, "_WANTED", {})
+    monkeypatch.setattr(extension, "_STARTED", set())
     monkeypatch.setenv("GRIDRULES_EXTENSIONS", "1")  # (conftest turns them off for the other tests)
     before = set(sys.modules)
     yield tmp_path
@@ -83,6 +84,23 @@ def test_an_extension_module_that_does_not_load_is_noted_and_the_jit_runs_the_se
     assert "does not load" in (folder / (module + ".failed")).read_text()
     extension.want(system.source, "best_first", False, _board(inst))
     assert not extension.build_wanted()
+
+
+def test_a_process_starts_each_build_once(folder, monkeypatch):
+    """The CLI asks for builds after every level of a file (a build started early serves its later levels): a
+    module already being built for this process is not asked for again, nor is one already built."""
+    started = []
+    monkeypatch.setattr(extension.subprocess, "Popen", lambda args, **kw: started.append(args))
+    inst = api.load("floodit", str(FLOODIT))[1]
+    system = api.system(inst)
+    extension.want(system.source, "best_first", False, _board(inst))
+    assert extension.build_wanted() and len(started) == 1
+    extension.want(system.source, "best_first", False, _board(inst))
+    assert not extension.build_wanted() and len(started) == 1
+    extension.want(system.source, "deepening", False, _board(inst))  # (another loop: another module)
+    assert extension.build_wanted() and len(started) == 2
+    for args in started:  # (the job files no build process took)
+        Path(args[-1]).unlink()
 
 
 def test_a_cache_that_cannot_be_written_builds_nothing_and_loses_nothing(folder, monkeypatch):

@@ -109,6 +109,7 @@ def load(source: str, loop: str, dead: bool, board: tuple[int, int]):
 
 
 _WANTED: dict[str, tuple[str, str, bool, tuple[int, int]]] = {}  # extension name -> want's arguments
+_STARTED: set[str] = set()  # the extensions this process has started building (build_wanted)
 
 
 def want(source: str, loop: str, dead: bool, board: tuple[int, int]) -> None:
@@ -118,9 +119,9 @@ def want(source: str, loop: str, dead: bool, board: tuple[int, int]) -> None:
 
 
 def build_wanted() -> bool:
-    """Start building the extension modules noted by `want` (and not failed before) in a process of its own
-    that outlives this one: at a low priority, one such process at a time (a lock in the cache), so that a
-    whole process pays for none of it. Whether a build was started."""
+    """Start building the extension modules noted by `want` (and not failed before, nor started by this process
+    already) in a process of its own that outlives this one: at a low priority, one such process at a time (a
+    lock in the cache), so that a whole process pays for none of it. Whether a build was started."""
     import json
     import tempfile
 
@@ -135,7 +136,7 @@ def build_wanted() -> bool:
         jobs = []
         for module, (source, loop, dead, board) in wanted:
             path = _path(module)
-            if not path.exists() and not path.with_name(module + ".failed").exists():
+            if module not in _STARTED and not path.exists() and not path.with_name(module + ".failed").exists():
                 jobs.append([str(module_file(source)), loop, dead, list(board), str(path)])
         if not jobs:
             return False
@@ -147,6 +148,7 @@ def build_wanted() -> bool:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
         subprocess.Popen([sys.executable, "-m", __name__, job_file], env=env, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        _STARTED.update(module for module, _ in wanted)
     except OSError:
         if job_file is not None:
             Path(job_file).unlink(missing_ok=True)
