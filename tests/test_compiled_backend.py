@@ -443,33 +443,46 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
     assert len({s.source for s in systems}) == 1 and len({id(s.mod) for s in systems}) == 1
 
 
-@pytest.mark.parametrize("ruleset,level", [("floodit", "hdu4127-sample.txt"), ("bloxorz", "level16.txt"),
-                                           ("drops", "seed000.txt"), ("splashback", "seed000.txt"),
-                                           ("lianliankan", "hdu1175-sample.txt")])
-def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset, level):
+@pytest.mark.parametrize("ruleset,level,unrefcounted", [
+    ("floodit", "hdu4127-sample.txt", True), ("bloxorz", "level16.txt", True), ("drops", "seed000.txt", False),
+    ("splashback", "seed000.txt", False), ("lianliankan", "hdu1175-sample.txt", False)])
+def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset, level, unrefcounted):
     """Extension modules are built from the generated source with the board's dimensions as constants
-    (codegen.for_board): along a breadth-first sweep, its successors, goals and heuristics are the module's that
-    reads them at run time."""
+    (codegen.for_board), and without numba's reference counting where numba compiles that: along a
+    breadth-first sweep, its successors, goals and heuristics are those of the module that reads the dimensions
+    at run time. Drops, Splash Back (chain reactions) and Lianliankan (move ordering) allocate arrays: numba
+    refuses them without reference counting, and their extensions keep it."""
     from collections import deque
+
+    from numba.core.errors import NumbaError
 
     from gridrules.compiled.codegen import BOARD_NAMES, for_board
     from gridrules.compiled.system import load_module
 
     inst = load(ruleset, str(ROOT / "rulesets" / ruleset / "levels" / level))[-1]
-    generic, shaped = system(inst, "compiled"), system(inst, "compiled")
-    source = for_board(generic.source, inst.rows, inst.cols)
-    assert not any(f"= {BOARD_NAMES[name]}\n" in source for name in ("ROWS", "COLS", "N", "K"))
-    shaped._mod = load_module(source)
-    seen, todo = {generic.initial()}, deque([generic.initial()])
-    while todo and len(seen) < 400:
-        state = todo.popleft()
-        moves = generic.successors(state)
-        assert shaped.successors(state) == moves
-        assert (shaped.is_goal(state), shaped.heuristic(state)) == (generic.is_goal(state), generic.heuristic(state))
-        for _, child, _ in moves:
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
+    generic = system(inst, "compiled")
+    variants = [for_board(generic.source, inst.rows, inst.cols)]
+    assert not any(f"= {BOARD_NAMES[name]}\n" in variants[0] for name in ("ROWS", "COLS", "N", "K"))
+    unshared = for_board(generic.source, inst.rows, inst.cols, refcounts=False)
+    if unrefcounted:
+        variants.append(unshared)
+    else:
+        with pytest.raises(NumbaError):
+            load_module(unshared)
+    for source in variants:
+        shaped = system(inst, "compiled")
+        shaped._mod = load_module(source)
+        seen, todo = {generic.initial()}, deque([generic.initial()])
+        while todo and len(seen) < 400:
+            state = todo.popleft()
+            moves = generic.successors(state)
+            assert shaped.successors(state) == moves
+            assert ((shaped.is_goal(state), shaped.heuristic(state))
+                    == (generic.is_goal(state), generic.heuristic(state)))
+            for _, child, _ in moves:
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
 
 
 def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypatch):

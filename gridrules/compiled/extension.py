@@ -65,12 +65,13 @@ def name(source: str, loop: str, dead: bool, board: tuple[int, int]) -> str:
 
 @functools.cache
 def _depends() -> str:
-    """What else an extension module's code depends on: what the generated module's name does, the loops, and
-    the CPU it is built for."""
+    """What else an extension module's code depends on: what the generated module's name does, the loops, how
+    the module is made for a board (codegen.for_board, this file), and the CPU it is built for."""
     from .system import _versions
 
-    loops_py = Path(__file__).with_name("loops.py").read_bytes()
-    return "\n".join([_versions(), hashlib.sha256(loops_py).hexdigest(), _cpu()])
+    here = Path(__file__).parent
+    code = b"".join((here / name).read_bytes() for name in ("loops.py", "codegen.py", "extension.py"))
+    return "\n".join([_versions(), hashlib.sha256(code).hexdigest(), _cpu()])
 
 
 def _path(module: str) -> Path:
@@ -248,22 +249,36 @@ def _wrapper(loop_name: str, entries: dict):
 
 def _build(module_path: str, loop_name: str, dead: bool, board: tuple[int, int], out: str) -> None:
     """Compile the generated module at module_path, made for a board of this shape, with loops.<loop_name> (and
-    loops.rehash) into the extension module `out`, through a folder beside it, then moved into place."""
+    loops.rehash) into the extension module `out`: without numba's reference counting where the module allows
+    it, else with it (codegen.for_board)."""
+    from . import import_numba
+    from .codegen import for_board
+
+    import_numba()
+    from numba.core.errors import NumbaError
+
+    text = Path(module_path).read_text()
+    try:
+        _compile(for_board(text, *board, refcounts=False), loop_name, dead, out)
+    except NumbaError:  # (the module allocates an array, or returns one it was not given)
+        _compile(for_board(text, *board), loop_name, dead, out)
+
+
+def _compile(source: str, loop_name: str, dead: bool, out: str) -> None:
+    """pycc's part of _build: through a folder beside `out`, then moved into place."""
     import tempfile
     import warnings
 
-    from . import import_numba, loops
-    from .codegen import for_board
-    from .system import load_module
-
-    import_numba()
     from numba import njit
     from numba.core.errors import NumbaExperimentalFeatureWarning, NumbaPendingDeprecationWarning
+
+    from . import loops
+    from .system import load_module
 
     target = Path(out)
     # (imported as a run on the JIT would import it, its entry points compiled or read from numba's cache: pycc
     # links that code in)
-    mod = load_module(for_board(Path(module_path).read_text(), *board))
+    mod = load_module(source)
     entries = dict(expand=mod.expand, heuristic=mod.heuristic, goal=mod.goal,
                    dead=mod.deadlock if dead else mod.goal)
     target.parent.mkdir(parents=True, exist_ok=True)
