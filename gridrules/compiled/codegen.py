@@ -61,7 +61,7 @@ def for_board(source: str, rows: int, cols: int, refcounts: bool = True) -> str:
         # (not the `_at` entries, which Python calls: they make arrays of a descriptor's memory)
         source = re.sub(r"^@njit\((.*)\)$(?!\ndef \w+_at\()", r"@njit(\1, _nrt=False)", source, flags=re.M)
         source = source.replace(_RUNTIME, "from gridrules.compiled import _runtime_unrefcounted as rt")
-    return f"# Made for a {rows}x{cols} board" + ("" if refcounts else ", without reference counting") + ".\n" + source
+    return f"# Made for a {rows}x{cols} board{'' if refcounts else ', without reference counting'}.\n" + source
 
 
 def _board_names(lines: list[str]) -> list[str]:
