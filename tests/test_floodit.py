@@ -168,6 +168,59 @@ def test_frontier_bound_is_stronger_than_colours_left_somewhere():
     assert stronger > 0
 
 
+def frontier_on_the_region_graph(board, pivot=(0, 0)):
+    """The spec's bound (shared/spec/floodit.md, "Solving") as the best exact solvers work it out: on the graph
+    of one-colour components, one colour at a time, the frontier re-read after each."""
+    h, w = len(board), len(board[0])
+    comp = {}
+    for cell in ((r, k) for r in range(h) for k in range(w)):
+        if cell not in comp:
+            for member in flooded(board, cell):
+                comp[member] = cell  # (a component is named by its first cell in reading order)
+    colour = {v: board[v[0]][v[1]] for v in set(comp.values())}
+    adjacent = {v: set() for v in colour}
+    for (r, k), v in comp.items():
+        for other in ((r + 1, k), (r, k + 1)):
+            if other in comp and comp[other] != v:
+                adjacent[v].add(comp[other])
+                adjacent[comp[other]].add(v)
+    region, moves = {comp[pivot]}, 0
+    while len(region) < len(colour):
+        frontier = set().union(*(adjacent[v] for v in region)) - region
+        ready = [c for c in sorted(set(colour.values()))
+                 if {v for v in colour if colour[v] == c} - region <= frontier
+                 and {v for v in colour if colour[v] == c} - region]
+        if ready:
+            region |= {v for v in colour if colour[v] == ready[0]}
+        else:
+            region |= frontier
+        moves += 1
+    return moves
+
+
+@given(st.integers(2, 6).flatmap(lambda n: st.integers(2, 6).flatmap(
+    lambda k: st.tuples(st.just(k), st.lists(st.lists(st.integers(0, k - 1), min_size=n, max_size=n),
+                                             min_size=n, max_size=n)))),
+       st.integers(0, 10**6), st.booleans())
+def test_frontier_is_the_specs_region_graph_bound(case, seed, centred):
+    """The rule file's `frontier` (cells, one read of the frontier's components a pass over the colours) equals
+    the spec's bound worked out on the region graph one colour at a time, in both backends, along random walks."""
+    k, board = case
+    n = len(board)
+    pivot = (seed % n, (seed // n) % n) if centred else (0, 0)
+    inst = instance("floodit", grid_text(board), {"colours": k, "pivot": pivot}, "grid")
+    backends = [system(inst, name, "frontier") for name in ("reference", "compiled")]
+    rng = random.Random(seed)
+    state = backends[0].initial()
+    for _ in range(6):
+        expected = frontier_on_the_region_graph(board_of(inst, state), pivot)
+        assert [s.heuristic(state) for s in backends] == [expected, expected]
+        succ = list(backends[0].successors(state))
+        if not succ:
+            break
+        state = rng.choice(succ)[1]
+
+
 def test_layer_counts_match_the_independent_model():
     board = [[0, 1, 2, 0], [1, 1, 2, 3], [2, 3, 3, 1], [0, 2, 1, 1]]
     s = system(instance("floodit", grid_text(board), {"colours": 4}, "grid"))
