@@ -485,6 +485,25 @@ def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset
                     todo.append(child)
 
 
+def test_code_without_reference_counting_never_gets_a_helper_compiled_with_it():
+    """numba caches a function by its source file, name and signature, not by the flags it was compiled with:
+    Drops' chain reactions call a helper that allocates (take_emitted), compiled with reference counting and
+    cached by the JIT module, and code built without reference counting must not find that version (it would
+    compile, and leak what the helper allocates) but its own, which numba refuses. A module numba refused is
+    refused again at the next load, not found half made."""
+    from numba.core.errors import NumbaError
+
+    from gridrules.compiled.codegen import for_board
+    from gridrules.compiled.system import load_module
+
+    inst = load("drops", str(ROOT / "rulesets/drops/levels/seed000.txt"))[0]
+    source = system(inst, "compiled").source
+    load_module(for_board(source, inst.rows, inst.cols))  # (its helpers compiled, and cached, with counting)
+    for _ in range(2):
+        with pytest.raises(NumbaError):
+            load_module(for_board(source, inst.rows, inst.cols, refcounts=False))
+
+
 def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypatch):
     """A file of many boards generates the module's source once per board size, parameters and heuristic
     (system._generated), and every board still solves as the reference backend solves it; the faults of each

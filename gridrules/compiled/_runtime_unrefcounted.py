@@ -2,11 +2,19 @@
 (codegen.for_board with refcounts=False; only extension modules are built so).
 
 numba compiles a function called from code without reference counting without it too, then keeps that version as
-the function's one version for its signature, and caches it on disk under the function's module name: code with
-reference counting calling runtime.py's own helpers must never get it. These are the same functions under a
-module name of their own, so their versions and cache entries are apart.
+the function's one version for its signature; and it caches a function on disk by its source file, name and
+signature, whatever the flags it was compiled with. Code with reference counting calling runtime.py's own helpers
+must never get such a version, nor code without it one that counts (which would compile code numba refuses
+without reference counting, such as a helper that allocates). So these are the same functions compiled from a copy
+of runtime.py in the cache, named by its digest: their versions and their cache entries are apart.
 """
+import hashlib
 from pathlib import Path
 
-_SOURCE = Path(__file__).with_name("runtime.py")
-exec(compile(_SOURCE.read_text(), str(_SOURCE), "exec"))  # (this module's globals: its own dispatchers)
+from ..cache import cache_dir, write_atomic
+
+_SOURCE = Path(__file__).with_name("runtime.py").read_bytes()
+_COPY = cache_dir() / "modules" / f"_runtime_unrefcounted_{hashlib.sha256(_SOURCE).hexdigest()[:20]}.py"
+if not _COPY.exists() or _COPY.read_bytes() != _SOURCE:
+    write_atomic(_COPY, _SOURCE)
+exec(compile(_SOURCE, str(_COPY), "exec"))  # (this module's globals: its own dispatchers)

@@ -71,7 +71,11 @@ def load_module(source: str):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # numba's cache needs the module registered before it runs
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:  # (numba refused it: a later load must try again, not find half a module)
+        del sys.modules[name]
+        raise
     return module
 
 
