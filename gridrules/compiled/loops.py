@@ -22,7 +22,7 @@ from . import about_to_compile, cache_dir, import_numba, numba_index
 
 import_numba()
 from numba import njit, types  # noqa: E402
-from .runtime import ban, borrow, clear_bans, is_banned, unban
+from .runtime import ban, borrow, clear_bans, is_banned, prefetch, unban
 from solvers import _deepening as py_deepening
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
@@ -317,6 +317,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
+    HASH = np.zeros(MA.shape[0], np.uint64)
     D0, g0, D1, g1, BM, ab = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
     # (the scratch rows; g is the path cost below)
     if meta[6] == -1:
@@ -355,6 +356,16 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
             meta[2] -= 1
             return
+        # In a large table each probe is a cache miss, a slot's and then its row's: every child's slot is asked
+        # for first, then the row in each slot whose tag agrees, and so the misses overlap.
+        mask = np.uint64(T.shape[0] - 1)
+        for m in range(n):
+            HASH[m] = _hash(OUT, m, words)
+            prefetch(T, HASH[m] & mask)
+        for m in range(n):
+            e = T[HASH[m] & mask]
+            if e >= 0 and e >> _ROW_BITS == _tag(HASH[m]):
+                prefetch(K, (e & _ROW_MASK) * words)
         for m in range(n):
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
@@ -363,7 +374,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             meta[3] += 1
             for w in range(words):
                 K[new, w] = OUT[m, w]
-            key = _hash(K, new, words)  # (the table's hash, and A*'s tie key: loops._before)
+            key = HASH[m]  # (the table's hash, and A*'s tie key: loops._before)
             slot = _probe(K, T, new, words, key)
             j = _row(T, slot)
             if j >= 0:
@@ -407,13 +418,24 @@ def _found(meta, i):
     meta[6] = 1
 
 
+_AHEAD = 16  # how many rows ahead rehash hashes
+
+
 @_native(types.void(_U2, _I, _I1))
 def rehash(K, n, T):
     words = K.shape[1]
     for s in range(T.shape[0]):
         T[s] = -1
+    mask = np.uint64(T.shape[0] - 1)
+    H = np.empty(_AHEAD, np.uint64)  # (the next rows' hashes, their slots asked for ahead: see best_first)
+    for i in range(min(n, _AHEAD)):
+        H[i] = _hash(K, i, words)
+        prefetch(T, H[i] & mask)
     for i in range(n):
-        h = _hash(K, i, words)
+        h = H[i % _AHEAD]
+        if i + _AHEAD < n:
+            H[i % _AHEAD] = _hash(K, i + _AHEAD, words)
+            prefetch(T, H[i % _AHEAD] & mask)
         T[_probe(K, T, i, words, h)] = _entry(i, h)
 
 

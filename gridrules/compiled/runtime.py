@@ -3,9 +3,10 @@
 Written once, compiled once (cached), used by every rule file. A helper named `..._into` writes its result into
 its last array argument `out` (a scratch row the generated code owns, see codegen.Lowering.row) and returns it:
 an allocation per set operation was most of the cost of set-heavy rules. `out` may be an input of an
-elementwise helper, never of a helper that reads neighbouring words (border_into, flood_into). The other
-helpers return a new array or a number and never change their inputs, except `add` and `grow_into`, which
-write into a set still being built, and `distinct_count`, which may sort its scratch array.
+elementwise helper, never of a helper that reads neighbouring words (border_into, flood_into). `value_masks`
+and `plane_masks` fill the rows `out` they are given likewise. The other helpers return a new array or a number
+and never change their inputs, except `add` and `grow_into`, which write into a set still being built, and
+`distinct_count`, which may sort its scratch array.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import_numba()
 from numba import carray, njit, types, uint64  # noqa: E402
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
+from llvmlite import ir  # noqa: E402
 
 ONE = uint64(1)
 
@@ -56,6 +58,27 @@ def borrow(typingctx, a):
         return view._getvalue()
 
     return a(a), codegen
+
+
+@intrinsic
+def prefetch(typingctx, a, i):
+    """Ask the CPU to start loading element i of the C-contiguous array `a` (counted in reading order: row r of
+    a 2-d array starts at r * a.shape[1]) into its caches, and go on: a search that will probe its table at
+    several places soon asks for them all first, so that their cache misses overlap instead of following each
+    other."""
+    if not (isinstance(a, types.Array) and a.layout == "C" and isinstance(i, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(a)(context, builder, value=args[0])
+        address = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(8).as_pointer())
+        fnty = ir.FunctionType(ir.VoidType(), [address.type, ir.IntType(32), ir.IntType(32), ir.IntType(32)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        i32 = ir.IntType(32)
+        builder.call(fn, [address, i32(0), i32(3), i32(1)])  # (a read, kept in every cache level, data)
+        return context.get_dummy_value()
+
+    return types.void(a, i), codegen
 
 
 def _pointer_to(dtype):
