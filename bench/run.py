@@ -92,7 +92,7 @@ def timed(cmd: list[str], *, timeout: float, cwd=None, env=None, stdin_path=None
 
 def wait_for_extension_builds(timeout: float = 300) -> float:
     """Wait until no extension module is being built in the background (a `gridrules solve` on numba's JIT
-    starts one as it exits: gridrules/compiled/extension.py), so that a timed run neither shares the cores with
+    starts one after its levels: gridrules/compiled/extension.py), so that a timed run neither shares the cores with
     it nor misses what it builds. The seconds waited."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
@@ -335,7 +335,7 @@ class Harness:
                "live under one of them for this row to be cold); Python bytecode stays warm",
                "the bytecode row also points PYTHONPYCACHEPREFIX at an empty folder (a fresh install "
                "without byte-compilation)",
-               "a run whose search ran on numba's JIT builds extension modules in the background as it exits "
+               "a run whose search ran on numba's JIT builds extension modules in the background after its levels "
                "(gridrules/compiled/extension.py); the harness waits for them before each timed run"])
         out["python_pass_s"], out["import_s"] = base, imp
         return out

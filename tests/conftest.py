@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
-# `gridrules solve` builds extension modules in the background as it exits, and searches use those built
+# `gridrules solve` builds extension modules in the background after its levels, and searches use those built
 # (gridrules/compiled/extension.py): not in the tests, which would share the cores with the builds and run other
 # searches than they say; test_extension.py turns them on where it tests them
 os.environ.setdefault("GRIDRULES_EXTENSIONS", "0")

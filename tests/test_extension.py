@@ -99,6 +99,10 @@ def test_a_process_starts_each_build_once(folder, monkeypatch):
     assert not extension.build_wanted() and len(started) == 1
     extension.want(system.source, "deepening", False, _board(inst))  # (another loop: another module)
     assert extension.build_wanted() and len(started) == 2
+    built = extension.name(system.source, "best_first", True, _board(inst))  # (one built already)
+    (folder / (built + ".so")).write_bytes(b"")
+    extension.want(system.source, "best_first", True, _board(inst))
+    assert not extension.build_wanted() and len(started) == 2
     for args in started:  # (the job files no build process took)
         Path(args[-1]).unlink()
 
@@ -116,9 +120,12 @@ def test_a_cache_that_cannot_be_written_builds_nothing_and_loses_nothing(folder,
     assert not extension.build_wanted()
 
 
-def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_without_numba(tmp_path):
-    level = tmp_path / "one-board.txt"  # (one board shape: one extension module to wait for)
-    level.write_text("3\n0 1 2\n1 1 2\n2 2 1\n0\n")
+def test_the_cli_builds_extensions_in_the_background_and_the_next_run_starts_without_numba(tmp_path):
+    """Two board shapes: the module of the first is asked for after the first level, while the second level
+    runs, and the second's as the run ends, while the first is still being built; both are built, one after
+    the other, and the next run needs neither numba nor a build."""
+    level = tmp_path / "two-boards.txt"
+    level.write_text("2\n0 1\n1 0\n3\n0 1 2\n1 1 2\n2 2 1\n0\n")
     env = dict(os.environ, GRIDRULES_CACHE=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
                GRIDRULES_EXTENSIONS="1")
     first = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", str(level)], env=env,
@@ -127,16 +134,16 @@ def test_the_cli_builds_an_extension_in_the_background_and_the_next_run_starts_w
     assert "building native extension modules in the background" in first.stderr
     built = tmp_path / "cache" / "extensions"
     deadline = time.monotonic() + 600
-    while not list(built.glob("gridrules_ext_*")) and time.monotonic() < deadline:
+    while len(list(built.glob("gridrules_ext_*"))) < 2 and time.monotonic() < deadline:
+        failed = list(built.glob("*.failed"))
+        assert not failed, failed[0].read_text()
         time.sleep(0.5)
-    failed = list(built.glob("*.failed"))
-    assert not failed, failed[0].read_text()
-    assert list(built.glob("gridrules_ext_*")), list(built.iterdir())
+    assert len(list(built.glob("gridrules_ext_*"))) == 2, list(built.iterdir())
     code = ("import sys\nfrom gridrules.cli import main\n"
             "try:\n    main(['solve', 'floodit', sys.argv[1]])\n"
             "finally:\n    print('numba imported:', 'numba' in sys.modules, file=sys.stderr)\n")
     second = subprocess.run([sys.executable, "-c", code, str(level)], env=env, capture_output=True, text=True,
                             timeout=600)
     assert second.returncode == 0, second.stderr
-    assert second.stdout == first.stdout == "3 moves (optimal)\n1 2 1\n"
+    assert second.stdout == first.stdout == "case 1: 2 moves (optimal): 1 0\ncase 2: 3 moves (optimal): 1 2 1\n"
     assert second.stderr.strip() == "numba imported: False"  # (nor compiled, nor built again: nothing said)

@@ -265,3 +265,6 @@ def test_dominates_reads_the_same_in_yaml_as_in_the_dsl():
                  "  b: {admissible: true, expr: '0'}\n  c: {admissible: true, expr: '0'}\n")
     assert [tuple(n.id for n in d.dominates) for d in parse_yaml(yaml_text).decls[1:]] == [("b", "c"), (), ()]
     assert [tuple(n.id for n in d.dominates) for d in dsl.decls] == [("b", "c"), (), ()]
+    for one, names in (("dominates: b", ("b",)), ("dominates: []", ())):  # (one name alone; a list of none)
+        text = yaml_text.replace("dominates: [b, c]", one)
+        assert tuple(n.id for n in parse_yaml(text).decls[1].dominates) == names

@@ -520,6 +520,15 @@ ERRORS = {
               default: 1, 2
                         ^
           hint: a cell is written `(row, col)`"""),
+    "dominates a list in a list": ("""\
+        game: g
+        heuristics:
+          a: {admissible: true, dominates: [[b]], expr: '0'}
+        """, """\
+        r.yaml:3:37: each name `dominates` of heuristic `a` lists must be a single value, not a list
+            a: {admissible: true, dominates: [[b]], expr: '0'}
+                                              ^^^
+          hint: for example: other_heuristic"""),
     "nothing": ("""\
         # no rules yet
         """, """\

@@ -40,6 +40,7 @@ BOARD_NAMES = {"ROWS": "SG[0]", "COLS": "SG[1]", "N": "SG[2]", "K": "SG[3]",  # 
 
 
 _RUNTIME = "from gridrules.compiled import runtime as rt"  # (generate's import of the helpers)
+_ENTRIES = ("expand", "heuristic", "goal", "deadlock", "score")  # (the entry points _dispatch makes)
 
 
 def for_board(source: str, rows: int, cols: int, refcounts: bool = True) -> str:
@@ -57,9 +58,12 @@ def for_board(source: str, rows: int, cols: int, refcounts: bool = True) -> str:
     for name, value in shape.items():
         source = source.replace(f"    {name} = {BOARD_NAMES[name]}\n", f"    {name} = {value}\n")
     if not refcounts:
-        assert _RUNTIME in source
+        if _RUNTIME not in source:  # (else it would call runtime.py's own helpers: see _runtime_unrefcounted)
+            raise ValueError("a generated module without generate's import of the helpers")
         # (not the `_at` entries, which Python calls: they make arrays of a descriptor's memory)
-        source = re.sub(r"^@njit\((.*)\)$(?!\ndef \w+_at\()", r"@njit(\1, _nrt=False)", source, flags=re.M)
+        entries = "|".join(_ENTRIES)
+        source = re.sub(rf"^@njit\((.*)\)$(?!\ndef (?:{entries})_at\()", r"@njit(\1, _nrt=False)", source,
+                        flags=re.M)
         source = source.replace(_RUNTIME, "from gridrules.compiled import _runtime_unrefcounted as rt")
     return f"# Made for a {rows}x{cols} board{'' if refcounts else ', without reference counting'}.\n" + source
 

@@ -117,14 +117,15 @@ _STARTED: set[str] = set()  # the extensions this process has started building (
 
 def want(source: str, loop: str, dead: bool, board: tuple[int, int]) -> None:
     """Note that a search ran loops.<loop> over this generated source on a board of this shape on numba's JIT,
-    for want of its extension module: build_wanted builds those noted."""
-    _WANTED.setdefault(name(source, loop, dead, board), (source, loop, dead, board))
+    for want of its extension module: build_wanted builds those noted (nothing, while extensions are off)."""
+    if enabled():
+        _WANTED.setdefault(name(source, loop, dead, board), (source, loop, dead, board))
 
 
 def build_wanted() -> bool:
     """Start building the extension modules noted by `want` (and not failed before, nor started by this process
-    already) in a process of its own that outlives this one: at a low priority, one such process at a time (a
-    lock in the cache), so that a whole process pays for none of it. Whether a build was started."""
+    already) in a process of its own that outlives this one, at a low priority; such processes build one at a
+    time (a lock in the cache), each waiting for its turn. Whether a build was started."""
     import json
     import tempfile
 
@@ -184,8 +185,8 @@ def build(source: str, loop: str, dead: bool, board: tuple[int, int]):
 
 
 def _build_jobs(job_file: str) -> None:
-    """The builds build_wanted started, one after another, unless another process is building (it holds the
-    lock): the runs that want them will ask again."""
+    """The builds build_wanted started, one after another, once no other process is building (the lock): a run
+    whose levels have several board shapes asks for each shape's module as it meets it, and each is built."""
     import json
 
     try:
@@ -200,11 +201,9 @@ def _build_jobs(job_file: str) -> None:
         try:
             import fcntl
 
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # (no fcntl: builds may overlap, each moving its module into place whole)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except (ImportError, OSError):  # (no locks here: builds may overlap, each moving its module into place whole)
             pass
-        except OSError:
-            return
         for module_path, loop, dead, board, out in jobs:
             if not Path(out).exists():
                 try:

@@ -498,9 +498,10 @@ class _Reader:
             admissible = self.boolean(f["admissible"][1], f"`admissible` of {what}") if "admissible" in f else False
             dominates = ()
             if "dominates" in f:
-                dv = f["dominates"][1]
-                items = dv.value if isinstance(dv, SequenceNode) and dv.value else [dv]
-                dominates = tuple(A.Name(self.name(self.scalar(x, f"`dominates` of {what}", "colours_left"),
+                dv = f["dominates"][1]  # (a name, or a list of them: `[]` for none)
+                items = dv.value if isinstance(dv, SequenceNode) else [dv]
+                dominates = tuple(A.Name(self.name(self.scalar(x, f"each name `dominates` of {what} lists",
+                                                               "other_heuristic"),
                                                    "heuristic name"), self.span(x)) for x in items)
             if "expr" in f:
                 e = self.code(f["expr"][1], "expr", f"`expr` of {what}", f["expr"][0])
