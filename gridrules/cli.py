@@ -91,12 +91,16 @@ def _stderr_colour() -> bool:
 
 
 def _report(err: GridrulesError) -> None:
-    text = err.render()
-    located = isinstance(err, Diagnostic) and err.span is not None or isinstance(err, ErrorList)
-    if located:  # located diagnostics already say where: `file:line:col: message`, the line, a caret
-        click.echo(text, err=True)
+    if _located(err):  # located diagnostics already say where: `file:line:col: message`, the line, a caret
+        click.echo(err.render(), err=True)
     else:
-        _error(text)
+        _error(err.render())
+
+
+def _located(err: GridrulesError) -> bool:
+    if isinstance(err, _Relayed):
+        return err.located
+    return isinstance(err, Diagnostic) and err.span is not None or isinstance(err, ErrorList)
 
 
 class GridrulesGroup(click.Group):
@@ -126,11 +130,12 @@ class GridrulesGroup(click.Group):
 
 
 def _internal(err: BaseException) -> None:
-    msg = str(err) or type(err).__name__
-    _error(f"internal error: {type(err).__name__}: {msg}", prefix="gridrules: ")
+    name, msg, trace = (err.args if isinstance(err, _RelayedInternal) else
+                        (type(err).__name__, str(err), "".join(traceback.format_exception(err))))
+    _error(f"internal error: {name}: {msg or name}", prefix="gridrules: ")
     click.echo("This is a bug in gridrules; please report it with the command you ran and its files.", err=True)
     if os.environ.get("GRIDRULES_DEBUG") == "1":
-        click.echo("".join(traceback.format_exception(type(err), err, err.__traceback__)), err=True)
+        click.echo(trace, err=True)
     else:
         click.echo("(set GRIDRULES_DEBUG=1 to see the traceback)", err=True)
 
@@ -483,9 +488,13 @@ def _verbose_stats(out: Outcome, count: int) -> None:
                    "first use of a rule file compiles it, later runs load it from the cache) or `reference` "
                    "(plain Python, the oracle; no compile). Also set by GRIDRULES_BACKEND.")
 @click.option("--verbose", "-v", is_flag=True, help="Print search statistics on stderr.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
+              help="Solve a file's levels N at a time, each in a process of its own (0: one per core; Linux). "
+                   "Results still come in the file's order; each level keeps its own budget, and memory is "
+                   "spent N times over. Ctrl-C then stops the levels being solved without their best so far.")
 @click.pass_context
 def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out_format, params, level_format,
-          backend, verbose):
+          backend, verbose, jobs):
     """Solve every level of a level file.
 
     Each solution is replayed through the reference rules before it is printed (`verified`); a solution that
@@ -498,24 +507,116 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
     loaded = _load(ruleset, level, params, level_format)
     if heuristic is not None and algorithm is not None and not _algorithms()[algorithm].uses_heuristic:
         _error(f"{algorithm} uses no heuristic; --heuristic {heuristic} is ignored", prefix="warning: ")
-    progress = sys.stderr.isatty()
     count = len(loaded.instances)
+    processes = _processes(jobs, count)
     codes = []
-    for k, inst in enumerate(loaded.instances, 1):
-        out = solve_instance(inst, k, count, algorithm, heuristic, time_limit, max_states, backend, progress)
-        _print_outcome(out, count, out_format, loaded.game.name, loaded.level_path)
-        if verbose:
-            _verbose_stats(out, count)
-        codes.append(out.exit_code)
-        if out.exit_code == EXIT_INTERRUPTED:
-            if k < count:
-                _error(f"interrupted; {_count(count - k, 'level')} not solved", prefix="")
-            break
-        if backend == "compiled" and k < count:  # (started now, an extension serves this run's later levels too)
+
+    def one(k: int, inst, progress: bool) -> Outcome:
+        return solve_instance(inst, k, count, algorithm, heuristic, time_limit, max_states, backend, progress)
+
+    def done(k: int) -> None:  # (after each level here: an extension started now serves the later levels too)
+        if backend == "compiled" and k < count:
             _build_extensions()
+
+    try:
+        for k, out in enumerate(_solved(loaded.instances, one, processes, done), 1):
+            _print_outcome(out, count, out_format, loaded.game.name, loaded.level_path)
+            if verbose:
+                _verbose_stats(out, count)
+            codes.append(out.exit_code)
+            if out.exit_code == EXIT_INTERRUPTED:
+                if k < count:
+                    _error(f"interrupted; {_count(count - k, 'level')} not solved", prefix="")
+                break
+    except _Interrupted as stop:
+        _error(f"interrupted; {_count(count - stop.solved, 'level')} not solved", prefix="")
+        codes.append(EXIT_INTERRUPTED)
     if backend == "compiled":
         _build_extensions()
     ctx.exit(worst(codes))
+
+
+def _processes(jobs: int, count: int) -> int:
+    """How many processes solve a file's levels: --jobs (0: one per core the process may run on), at most
+    one per level; one where processes cannot be forked (everywhere but Linux: see _solved)."""
+    if jobs == 0:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if jobs > 1 and not sys.platform.startswith("linux"):
+        _error("--jobs solves levels in parallel on Linux only; here they are solved one after another",
+               prefix="warning: ")
+        return 1
+    return max(1, min(jobs, count))
+
+
+class _Interrupted(Exception):
+    """Ctrl-C while other processes solved levels: `solved` levels were printed."""
+
+    def __init__(self, solved: int):
+        super().__init__(solved)
+        self.solved = solved
+
+
+def _solved(instances: list, one, processes: int, done):
+    """Each level's Outcome, in the file's order: one(k, inst, progress) for level k, then done(k), one level
+    after another; with several processes, the first level here (it compiles or loads the native code, which
+    the other processes then share) and the rest in `processes` forked processes, which take the next level as
+    they finish one. Only this process shows progress; the others ignore Ctrl-C, and this one stops them."""
+    progress = sys.stderr.isatty()
+    for k, inst in enumerate(instances[:1] if processes > 1 else instances, 1):
+        yield one(k, inst, progress)
+        done(k)
+    if processes == 1 or len(instances) == 1:
+        return
+    import multiprocessing
+    import signal
+
+    _FORKED.update(instances=instances, one=one)
+    sys.stdout.flush()  # (nothing written before the fork is written again by a forked process)
+    sys.stderr.flush()
+    pool = multiprocessing.get_context("fork").Pool(processes, signal.signal, (signal.SIGINT, signal.SIG_IGN))
+    solved = 1
+    try:
+        for k, result in enumerate(pool.imap(_solve_forked, range(2, len(instances) + 1)), 2):
+            yield Outcome(instances[k - 1], *result) if result[0] == k else _raise(result)
+            solved += 1
+    except KeyboardInterrupt:
+        raise _Interrupted(solved) from None
+    finally:
+        pool.terminate()
+        _FORKED.clear()
+
+
+_FORKED: dict = {}  # what the forked processes of _solved read: the levels, and how to solve one
+
+
+def _solve_forked(k: int) -> tuple:
+    """In a forked process: level k's Outcome without its instance (the parent has it), or what went wrong, as
+    plain values (an exception may not survive being sent back whole)."""
+    try:
+        out = _FORKED["one"](k, _FORKED["instances"][k - 1], False)
+    except GridrulesError as err:
+        return ("error", err.render(), err.exit_code, _located(err))
+    except Exception as err:  # noqa: BLE001 - (reported by this process's parent as its own: _internal)
+        return ("internal", type(err).__name__, str(err), "".join(traceback.format_exception(err)))
+    return (out.index, out.solution, out.verified, out.problem, out.algorithm, out.heuristic, out.exit_code,
+            out.backend)
+
+
+class _Relayed(GridrulesError):
+    """An error a forked process met, as it rendered it."""
+
+    def __init__(self, text: str, exit_code: int, located: bool):
+        super().__init__(text)
+        self.exit_code, self.located = exit_code, located
+
+
+class _RelayedInternal(Exception):
+    """An unexpected exception in a forked process: (its type's name, its message, its traceback)."""
+
+
+def _raise(result: tuple):
+    """Raise what a forked process met (_solve_forked), as though it had happened here."""
+    raise _Relayed(*result[1:]) if result[0] == "error" else _RelayedInternal(*result[1:])
 
 
 def _build_extensions() -> None:
@@ -524,9 +625,13 @@ def _build_extensions() -> None:
     each one built before they start."""
     from .compiled import extension
 
-    if extension.enabled() and extension.build_wanted():
+    if extension.enabled() and extension.build_wanted() and not _building_said:
+        _building_said.append(True)  # (said once a run, however many board shapes the file's levels have)
         _stderr_console().print("[dim]building native extension modules in the background, for faster starts "
                                 "(once; GRIDRULES_EXTENSIONS=0 turns this off)[/dim]", soft_wrap=True)
+
+
+_building_said: list = []
 
 
 # ---- show ------------------------------------------------------------------------------------------

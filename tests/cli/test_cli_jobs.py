@@ -1,0 +1,116 @@
+"""`gridrules solve --jobs N`: a file's levels solved in forked processes, with the output of one process."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from cli_support import ROOT
+
+from gridrules.cli import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--jobs forks on Linux only")
+
+BOARDS = [[[0, 1, 2], [1, 1, 2], [2, 2, 1]], [[0, 0], [0, 0]], [[0, 1], [1, 0]], [[2, 0, 1, 1], [0, 1, 2, 0],
+          [1, 2, 0, 1], [2, 2, 1, 0]], [[3, 1, 1], [0, 2, 3], [1, 3, 0]], [[0, 1, 0], [1, 0, 1], [0, 1, 0]]]
+
+
+def hdu(boards) -> str:
+    return "".join(f"{len(b)}\n" + "".join(" ".join(map(str, row)) + "\n" for row in b) for b in boards) + "0\n"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_several_processes_print_what_one_prints(run, write, fmt):
+    level = write("boards.txt", hdu(BOARDS))
+
+    def results(r):
+        if fmt == "text":
+            return r.out
+        records = [json.loads(line) for line in r.out.splitlines()]
+        for rec in records:
+            del rec["stats"]["seconds"]
+        return records
+
+    one = run("solve", "floodit", level, "--format", fmt)
+    for jobs in ("2", "3", "0"):
+        many = run("solve", "floodit", level, "--format", fmt, "--jobs", jobs)
+        assert (many.code, results(many)) == (one.code, results(one)) == (EXIT_OK, results(one))
+    assert len(one.out.splitlines()) == len(BOARDS)
+    if fmt == "json":
+        assert [rec["index"] for rec in results(one)] == list(range(1, len(BOARDS) + 1))
+
+
+# Level 2 divides by zero while its first moves are made.
+DIVIDES = """\
+game divides "Divides"
+layer v: 0..9
+action take(p: cell) "{p}":
+    require v[p] > 0
+    v[p] = v[p] - 1 + 0 * (1 / v[(0, 0)])
+goal: empty(cells where v != 0)
+level hdu4127:
+    * : v = value
+"""
+
+
+def test_a_rule_error_in_another_process_is_reported_as_here(run, write):
+    """The levels before it are printed, then the located error, exit 2: as when one process solves them."""
+    rules = write("divides.grl", DIVIDES)
+    level = write("divides.txt", hdu([[[1]], [[0, 1], [1, 1]], [[2]]]))
+    run("solve", rules, level)  # (compiled now: neither run below says it compiles)
+    one = run("solve", rules, level)
+    many = run("solve", rules, level, "--jobs", "2")
+    assert one.code == many.code == EXIT_USAGE
+    assert one.out == many.out == "case 1: 1 move (optimal): 1,1\n"
+    assert one.err == many.err and "divides.grl:5:" in many.err and "division by zero" in many.err
+
+
+def test_an_unexpected_exception_in_another_process_is_an_internal_error_as_here(run, monkeypatch):
+    """A bug met by a forked process: exit 4, its type and message, its traceback only on request."""
+    from solvers import Solution, Stats
+    from gridrules.compiled.system import CompiledSystem
+
+    def search(self, algorithm, budget=None):
+        if self.inst.level == "case 2":
+            raise RuntimeError("boom")
+        return Solution("solved", (), 0, True, Stats(), algorithm)
+
+    monkeypatch.setattr(CompiledSystem, "search", search)
+    level = ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"
+    run("solve", "floodit", level)  # (compiled now: neither run below says it compiles)
+    one, many = run("solve", "floodit", level), run("solve", "floodit", level, "--jobs", "2")
+    assert one.code == many.code == EXIT_INTERNAL
+    assert "internal error: RuntimeError: boom" in many.err and "Traceback" not in many.all
+    assert one.err == many.err
+    debug = run("solve", "floodit", level, "--jobs", "2", env={"GRIDRULES_DEBUG": "1"})
+    assert debug.code == EXIT_INTERNAL and "Traceback" in debug.err and "RuntimeError: boom" in debug.err
+
+
+def test_ctrl_c_stops_the_other_processes(tmp_path):
+    """Ctrl-C once the first level is printed: the levels in the other processes are given up, exit 130, no
+    traceback, and the command ends at once."""
+    rng = random.Random(5)
+    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(14)] for _ in range(14)] for _ in range(6)]
+    level = tmp_path / "slow.txt"
+    level.write_text(hdu(boards))
+    env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
+    proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
+                             "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("case 1: 0 moves"), first
+        time.sleep(1.0)  # (the other processes are searching)
+        t = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert time.perf_counter() - t < 10
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert "interrupted; 6 levels not solved" in err and "Traceback" not in err + out
