@@ -572,6 +572,8 @@ class Harness:
             out[b] = {"run": run, "optimal": len(solved), "timeouts": len(timeouts), "median_s": med,
                       "total_s": total, "sum_lengths": sum(lengths), "lengths": lengths, "times": times,
                       "algorithm": res["algorithm"], "load_s": res["load_s"]}
+            if b != "reference":  # (its whole file would take hours)
+                rows += self.floodit14_whole(b, path, warmup, n, per_board, out[b])
         table(f"floodit14: {n} random 14x14 boards, 6 colours, each solved optimally in-process "
               f"(system(inst) + solvers.solve, default algorithm)",
               ["backend", "boards", "median", "total", "optimal lengths", "per-board distribution",
@@ -580,6 +582,23 @@ class Harness:
                "boards in about 5 s in total, median 3 ms, worst 91 ms; optimal lengths 16..23, mean about 20",
                f"each board runs under --time-limit {per_board:g} s; no new board starts after {budget:g} s"])
         return out
+
+    def floodit14_whole(self, backend: str, path: Path, warmup: Path, n: int, per_board: float, out: dict) -> list:
+        """The issue's total as a whole process: `gridrules solve floodit FILE` over every board (each solved,
+        replayed through the reference rules and printed), warm, with one process and with one per core."""
+        rows = []
+        self.warm(backend, "floodit", warmup)
+        for jobs in (1, 2):
+            p = timed(self.gr + ["solve", "floodit", str(path), "--backend", backend, "--format", "json",
+                                 "--jobs", str(jobs), "--time-limit", str(per_board)], timeout=n * per_board + 300)
+            recs = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
+            optimal = [r for r in recs if r["status"] == "solved" and r["optimal"] and r["verified"]]
+            whole = len(optimal) == n and not p.timed_out
+            rows.append([f"{backend}: whole process, --jobs {jobs}", f"{len(optimal)}/{n} optimal, verified", "",
+                         fmt_s(p.seconds) + (" (killed)" if p.timed_out else ""),
+                         f"sum {sum(r['cost'] for r in optimal):,}", "", f"total {verdict(whole and p.seconds < 5)}"])
+            out[f"whole_process_jobs{jobs}_s"] = p.seconds
+        return rows
 
     # -- Bloxorz samples
     def run_pascal(self, prog, level_text: str, timeout: float) -> dict:
