@@ -447,10 +447,10 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
     ("floodit", "hdu4127-sample.txt", True), ("bloxorz", "level16.txt", True), ("drops", "seed000.txt", False),
     ("splashback", "seed000.txt", False), ("lianliankan", "hdu1175-sample.txt", False)])
 def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset, level, unrefcounted):
-    """Extension modules are built from the generated source with the board's dimensions as constants
-    (codegen.for_board), and without numba's reference counting where numba compiles that: along a
-    breadth-first sweep, its successors, goals and heuristics are those of the module that reads the dimensions
-    at run time. Drops, Splash Back (chain reactions) and Lianliankan (move ordering) allocate arrays: numba
+    """Extension modules are built from the generated source with the board's dimensions and the places of the
+    state's fields as constants (codegen.for_board), and without numba's reference counting where numba compiles
+    that: along a breadth-first sweep, its successors, goals and heuristics are those of the module that reads
+    them at run time. Drops, Splash Back (chain reactions) and Lianliankan (move ordering) allocate arrays: numba
     refuses them without reference counting, and their extensions keep it."""
     from collections import deque
 
@@ -461,14 +461,16 @@ def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset
 
     inst = load(ruleset, str(ROOT / "rulesets" / ruleset / "levels" / level))[-1]
     generic = system(inst, "compiled")
-    variants = [for_board(generic.source, inst.rows, inst.cols)]
+    layout = generic.board[2]
+    variants = [for_board(generic.source, inst.rows, inst.cols), for_board(generic.source, *generic.board)]
     assert not any(f"= {BOARD_NAMES[name]}\n" in variants[0] for name in ("ROWS", "COLS", "N", "K"))
-    unshared = for_board(generic.source, inst.rows, inst.cols, refcounts=False)
+    assert "SG[4]" in variants[0] and not any(f"SG[{k}]" in variants[1] for k in range(len(layout)))
+    uncounted = for_board(generic.source, *generic.board, refcounts=False)
     if unrefcounted:
-        variants.append(unshared)
+        variants.append(uncounted)
     else:
         with pytest.raises(NumbaError):
-            load_module(unshared)
+            load_module(uncounted)
     for source in variants:
         shaped = system(inst, "compiled")
         shaped._mod = load_module(source)

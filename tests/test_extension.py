@@ -15,10 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FLOODIT = ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"
 
 
-def _board(inst):
-    return inst.rows, inst.cols
-
-
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     """Extension modules built and looked for in a folder of this test's own, forgotten after it."""
@@ -48,11 +44,11 @@ def test_a_search_through_an_extension_module_is_the_search_numbas_jit_runs(fold
     inst = api.load(ruleset, str(level))[case]
     jit = api.system(inst)
     loop = "deepening" if algorithm == "idastar" else "best_first"
-    assert extension.load(jit.source, loop, jit.deadlocks, _board(inst)) is None
+    assert extension.load(jit.source, loop, jit.deadlocks, jit.board) is None
     expected = _searched(api.solve(jit, algorithm))
     assert expected[0] == "solved"
 
-    assert extension.build(jit.source, loop, jit.deadlocks, _board(inst)) is not None
+    assert extension.build(jit.source, loop, jit.deadlocks, jit.board) is not None
     ahead = api.system(inst)
     assert _searched(api.solve(ahead, algorithm)) == expected
     assert ahead._mod is None  # (the search never loaded the generated module, nor numba's JIT code)
@@ -67,10 +63,10 @@ def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeyp
 
     monkeypatch.setattr(extension, "_build", broken)
     with pytest.raises(RuntimeError, match="no C compiler here"):
-        extension.build(system.source, "best_first", False, _board(inst))
+        extension.build(system.source, "best_first", False, system.board)
     note = next(folder.glob("*.failed")).read_text()
     assert "OSError: no C compiler here" in note
-    extension.want(system.source, "best_first", False, _board(inst))
+    extension.want(system.source, "best_first", False, system.board)
     assert not extension.build_wanted()  # (nothing started: the note says it failed)
     assert api.solve(system, "astar").cost == 3  # (numba's JIT runs the search, as before)
 
@@ -78,11 +74,11 @@ def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeyp
 def test_an_extension_module_that_does_not_load_is_noted_and_the_jit_runs_the_search(folder):
     inst = api.load("floodit", str(FLOODIT))[1]
     system = api.system(inst)
-    module = extension.name(system.source, "best_first", False, _board(inst))
+    module = extension.name(system.source, "best_first", False, system.board)
     (folder / (module + ".so")).write_bytes(b"not a shared object")
     assert api.solve(system, "astar").cost == 3
     assert "does not load" in (folder / (module + ".failed")).read_text()
-    extension.want(system.source, "best_first", False, _board(inst))
+    extension.want(system.source, "best_first", False, system.board)
     assert not extension.build_wanted()
 
 
@@ -93,15 +89,15 @@ def test_a_process_starts_each_build_once(folder, monkeypatch):
     monkeypatch.setattr(extension.subprocess, "Popen", lambda args, **kw: started.append(args))
     inst = api.load("floodit", str(FLOODIT))[1]
     system = api.system(inst)
-    extension.want(system.source, "best_first", False, _board(inst))
+    extension.want(system.source, "best_first", False, system.board)
     assert extension.build_wanted() and len(started) == 1
-    extension.want(system.source, "best_first", False, _board(inst))
+    extension.want(system.source, "best_first", False, system.board)
     assert not extension.build_wanted() and len(started) == 1
-    extension.want(system.source, "deepening", False, _board(inst))  # (another loop: another module)
+    extension.want(system.source, "deepening", False, system.board)  # (another loop: another module)
     assert extension.build_wanted() and len(started) == 2
-    built = extension.name(system.source, "best_first", True, _board(inst))  # (one built already)
+    built = extension.name(system.source, "best_first", True, system.board)  # (one built already)
     (folder / (built + ".so")).write_bytes(b"")
-    extension.want(system.source, "best_first", True, _board(inst))
+    extension.want(system.source, "best_first", True, system.board)
     assert not extension.build_wanted() and len(started) == 2
     for args in started:  # (the job files no build process took)
         Path(args[-1]).unlink()
@@ -115,7 +111,7 @@ def test_a_cache_that_cannot_be_written_builds_nothing_and_loses_nothing(folder,
 
     inst = api.load("floodit", str(FLOODIT))[1]
     system = api.system(inst)
-    extension.want(system.source, "best_first", False, _board(inst))
+    extension.want(system.source, "best_first", False, system.board)
     monkeypatch.setattr(compiled, "module_file", unwritable)
     assert not extension.build_wanted()
 

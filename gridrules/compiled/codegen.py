@@ -43,10 +43,12 @@ _RUNTIME = "from gridrules.compiled import runtime as rt"  # (generate's import 
 _ENTRIES = ("expand", "heuristic", "goal", "deadlock", "score")  # (the entry points _dispatch makes)
 
 
-def for_board(source: str, rows: int, cols: int, refcounts: bool = True) -> str:
+def for_board(source: str, rows: int, cols: int, layout: tuple = (), refcounts: bool = True) -> str:
     """A generated module's source made for one board shape: the dimensions it reads from SG at run time (so that
     one compiled module serves every board) become constants, and with them the lengths of its set loops and
-    the shifts of its bitboard helpers (runtime.grow_into: inlined where called).
+    the shifts of its bitboard helpers (runtime.grow_into: inlined where called). With `layout`, the head of SG
+    that says where the state's fields lie (header_values), those places become constants too: decoding and
+    encoding a state then shift and mask by amounts known in advance.
 
     Without `refcounts`, every function is compiled without numba's reference counting, and with the helpers of
     _runtime_unrefcounted: the arrays the code works on are all borrowed (runtime.borrow) or views of them, so
@@ -57,6 +59,9 @@ def for_board(source: str, rows: int, cols: int, refcounts: bool = True) -> str:
     shape = {"ROWS": rows, "COLS": cols, "N": n, "K": max(1, -(-n // 64))}  # (header_values' K)
     for name, value in shape.items():
         source = source.replace(f"    {name} = {BOARD_NAMES[name]}\n", f"    {name} = {value}\n")
+    if layout:
+        source = re.sub(r"\bSG\[(\d+)\]", lambda m: f"({layout[int(m[1])]})" if int(m[1]) < len(layout) else m[0],
+                        source)
     if not refcounts:
         if _RUNTIME not in source:  # (else it would call runtime.py's own helpers: see _runtime_unrefcounted)
             raise ValueError("a generated module without generate's import of the helpers")

@@ -6,13 +6,14 @@ than through function pointers.
 
 An extension module is built for one board shape: the generated code, which reads the board's dimensions at
 run time so that one JIT-compiled module serves every board, gets them as constants (codegen.for_board), and its
-bitboard loops and shifts are then known in advance (~2x on Flood-It's heuristic); and, where numba compiles
-that, without numba's reference counting (~2x again).
+bitboard loops and shifts are then known in advance (~2x on Flood-It's heuristic), as are the places of the
+state's fields (`board` is the rows, the columns and the head of SG that says where the fields lie:
+CompiledSystem.board); and, where numba compiles that, without numba's reference counting (~2x again).
 
 An extension is built in a process of its own (`python -m gridrules.compiled.extension`) and moved into the
-cache atomically: cache_dir()/extensions/NAME.so, NAME a hash of the generated source, the board's shape, the
-loop, whether the loop runs deadlock tests, everything the generated module's name depends on
-(system._versions), loops.py, codegen.py, this file and this machine's CPU (the code is built for it).
+cache atomically: cache_dir()/extensions/NAME.so, NAME a hash of the generated source, the board (its shape and
+the state's layout), the loop, whether the loop runs deadlock tests, everything the generated module's name
+depends on (system._versions), loops.py, codegen.py, this file and this machine's CPU (the code is built for it).
 Building needs a C compiler; a build that fails leaves a note beside, so later runs do not try again, and the
 search runs on numba's JIT as it would have.
 """
@@ -59,7 +60,7 @@ def _cpu() -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def name(source: str, loop: str, dead: bool, board: tuple[int, int]) -> str:
+def name(source: str, loop: str, dead: bool, board: tuple) -> str:
     """The extension module's name (and its file's): a digest of all its code depends on."""
     key = "\n".join([source, _depends(), loop, str(dead), str(board)])
     return "gridrules_ext_" + hashlib.sha256(key.encode()).hexdigest()[:20]
@@ -85,8 +86,8 @@ def enabled() -> bool:
     return os.environ.get("GRIDRULES_EXTENSIONS") != "0"
 
 
-def load(source: str, loop: str, dead: bool, board: tuple[int, int]):
-    """The extension module of this generated source, loop and board shape (rows, columns), or None when none
+def load(source: str, loop: str, dead: bool, board: tuple):
+    """The extension module of this generated source, loop and board (CompiledSystem.board), or None when none
     has been built (or they are turned off)."""
     if not enabled():
         return None
@@ -115,7 +116,7 @@ _WANTED: dict[str, tuple[str, str, bool, tuple[int, int]]] = {}  # extension nam
 _STARTED: set[str] = set()  # the extensions this process has started building (build_wanted)
 
 
-def want(source: str, loop: str, dead: bool, board: tuple[int, int]) -> None:
+def want(source: str, loop: str, dead: bool, board: tuple) -> None:
     """Note that a search ran loops.<loop> over this generated source on a board of this shape on numba's JIT,
     for want of its extension module: build_wanted builds those noted (nothing, while extensions are off)."""
     if enabled():
@@ -141,7 +142,7 @@ def build_wanted() -> bool:
         for module, (source, loop, dead, board) in wanted:
             path = _path(module)
             if module not in _STARTED and not path.exists() and not path.with_name(module + ".failed").exists():
-                jobs.append([str(module_file(source)), loop, dead, list(board), str(path)])
+                jobs.append([str(module_file(source)), loop, dead, [*board[:2], list(board[2])], str(path)])
         if not jobs:
             return False
         folder = cache_dir() / "extensions"
@@ -174,7 +175,7 @@ def build_wanted_now() -> None:
                 pass
 
 
-def build(source: str, loop: str, dead: bool, board: tuple[int, int]):
+def build(source: str, loop: str, dead: bool, board: tuple):
     """Build the extension module now, in this process, and load it (a RuntimeError, and its note NAME.failed
     left beside, when the build fails)."""
     from .system import module_file
@@ -207,12 +208,12 @@ def _build_jobs(job_file: str) -> None:
         for module_path, loop, dead, board, out in jobs:
             if not Path(out).exists():
                 try:
-                    _build_or_note(module_path, loop, dead, tuple(board), out)
+                    _build_or_note(module_path, loop, dead, (*board[:2], tuple(board[2])), out)
                 except RuntimeError:
                     pass
 
 
-def _build_or_note(module_path: str, loop: str, dead: bool, board: tuple[int, int], out: str) -> None:
+def _build_or_note(module_path: str, loop: str, dead: bool, board: tuple, out: str) -> None:
     """_build, or on failure a note of why beside where the module would be, then a RuntimeError."""
     import traceback
 
@@ -248,7 +249,7 @@ def _wrapper(loop_name: str, entries: dict):
     return scope[loop_name], types.void(*args[4:-1], *args[-1])
 
 
-def _build(module_path: str, loop_name: str, dead: bool, board: tuple[int, int], out: str) -> None:
+def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str) -> None:
     """Compile the generated module at module_path, made for a board of this shape, with loops.<loop_name> (and
     loops.rehash) into the extension module `out`: without numba's reference counting where the module allows
     it, else with it (codegen.for_board)."""

@@ -149,6 +149,8 @@ class CompiledSystem:
             for (_, dom), a in zip(inst.game.actions[ai].proc.params, args):
                 assert dom.ty != ir.CELL or 0 <= a[0] < inst.rows and 0 <= a[1] < inst.cols, (text, a)
         self.SL, self.SG = self._statics(low)
+        # what an extension module is made for (extension.py): the board's shape and where the state's fields lie
+        self.board = (inst.rows, inst.cols, tuple(int(x) for x in self.SG[: low.header]))
         self.SG = np.concatenate([self.SG, pair_tables(inst, low.pair_actions, moves)])
         self.persisting = inst.game.persisting  # (a PersistingSystem: path searches call ban_successors)
         ban_width = self.MARG.shape[1] if self.persisting else 0
@@ -196,12 +198,11 @@ class CompiledSystem:
         module when one has been built (else extension.want notes that one is wanted), else numba's, loaded (or
         compiled) now."""
         dead = self.deadlocks
-        board = (self.inst.rows, self.inst.cols)
-        ext = extension.load(self.source, name, dead, board)
+        ext = extension.load(self.source, name, dead, self.board)
         if ext is not None:
             loop = getattr(ext, name)
             return (lambda *args: loop(*args[:-1], *args[-1])), ext.rehash  # (the work tuple: six arguments)
-        extension.want(self.source, name, dead, board)
+        extension.want(self.source, name, dead, self.board)
         from . import loops
 
         mod, native = self.mod, getattr(loops, name)
