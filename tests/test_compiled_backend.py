@@ -791,6 +791,7 @@ enum hue = red, green, blue
 layer level: 2..6
 layer hue: hue
 layer lit: bool
+layer mark: cell
 
 action bump(p: cell) "{p}":
     let same = cells where level == level[p]        # the value masks, known before the group's edges
@@ -800,6 +801,7 @@ action bump(p: cell) "{p}":
     lit[p] = not lit[p]
 
 action paint(p: cell) "paint {p}":
+    mark[p] = (0, 0)
     if hue[p] == red:
         hue[p] = green
     elif hue[p] == green:
@@ -807,14 +809,21 @@ action paint(p: cell) "paint {p}":
     else:
         hue[p] = red
 
-goal: empty(cells where level != 2)
+goal: empty(cells where level != 2) and not (lit[(0, 0)] and hue[(0, 0)] == blue)
 
 heuristic levels:
     return distinct(cells, level) + 2 * count(cells where level == 4) + level[(0, 0)]
 
-heuristic hues:
+heuristic hues:                                      # (cells of each kind of layer read alone)
     let g = group((0, 0), hue)
-    return 3 * count(g) + distinct(g, level) + count(cells where hue == blue)
+    let extra = 0
+    if hue[(rows - 1, cols - 1)] == blue:
+        extra = 7
+    if lit[(0, cols - 1)]:
+        extra += 11
+    if mark[(rows - 1, 0)] == (0, 0):
+        extra += 13
+    return 3 * count(g) + distinct(g, level) + count(cells where hue == blue) + extra
 
 heuristic lights:
     let first = cells where lit
@@ -832,9 +841,10 @@ level grid:
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
 def test_value_masks_read_from_rows_and_from_packed_states_agree(rows, cols, data, seed):
-    """Heuristics read a layer's value masks from the packed state's bit planes (int, enum and bool layers;
-    boards of one and two words), and `distinct` and `group` read them from the masks when they are known,
-    in heuristics and in actions: every heuristic alone gives the reference's value along a walk."""
+    """Heuristics and goals read a layer's value masks, and single cells, from the packed state's bit planes
+    (int, enum, bool and cell layers; boards of one and two words), and `distinct` and `group` read them from
+    the masks when they are known, in heuristics and in actions: every heuristic alone gives the reference's
+    value along a walk, and so does the goal."""
     grid = data.draw(st.lists(st.text("23456", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
     inst = instance_from_rules(MASKS, "\n".join(grid) + "\n")
     ref, _ = walk_and_compare(inst, seed, steps=6)
@@ -842,6 +852,7 @@ def test_value_masks_read_from_rows_and_from_packed_states_agree(rows, cols, dat
     rng, state = random.Random(seed), inst.initial
     for _ in range(6):
         assert [r.heuristic(state) for r, _ in systems] == [n.heuristic(state) for _, n in systems]
+        assert {r.is_goal(state) for r, _ in systems} == {n.is_goal(state) for _, n in systems}
         state = rng.choice(ref.successors(state))[1]
 
 

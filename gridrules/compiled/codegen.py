@@ -475,7 +475,12 @@ class Lowering:
         else:
             i = self.cell_index(o, self.ex(e.cell, o, ctx), f"reading layer `{e.layer}`", e.span)
         v = self.t()
-        o(f"{v} = {self.cell_of(ref, i)}" + (" != 0" if e.ty == ir.BOOL else ""))
+        if self.packed and e.layer in self.dyn_layers:  # (read from the planes: the caller need not decode)
+            at = HEADER + 2 * self.dyn_layers.index(e.layer)
+            o(f"{v} = rt.plane_code({self.packed}, SG[{at}], SG[{at + 1}], K, {i}) + {self._codes(e.layer)[0]}"
+              + (" != 0" if e.ty == ir.BOOL else ""))
+        else:
+            o(f"{v} = {self.cell_of(ref, i)}" + (" != 0" if e.ty == ir.BOOL else ""))
         if e.ty == ir.CELL:  # a cell layer holds codes: r * cols + c, or the cell count for none
             return self._snap((f"({v} // COLS if {v} != N else NONE)",
                                f"({v} % COLS if {v} != N else 0)"), o)
@@ -902,6 +907,8 @@ class Lowering:
         o.indent()
         if self._codes(layer)[1] > 64:
             o(f"rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
+        elif self.packed and layer in self.dyn_layers:  # (the value masks from the planes: a few word operations)
+            o(f"rt.same_masks_from({self.masks(layer, o)}, {rows[0]}, {rows[1]}, COLS, K, NOT_RIGHT)")
         else:  # from the value masks when they are known already, else from the row
             self.memo.add(layer)
             o(f"if V_{layer}:")
@@ -1561,10 +1568,10 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         parts.append(low.function(f"h_{hi}", ["s"], h.proc.body, "heuristic", "return 0", None, packed="s"))
     if game.score is not None:
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
-    parts.append(_any_function(low, "_goal", game.goals))
+    parts.append(_any_function(low, "_goal", game.goals, packed=True))
     parts.append(_any_function(low, "_failed", game.fails))
     if game.deadlocks:
-        parts.append(_any_function(low, "_deadlock", game.deadlocks))
+        parts.append(_any_function(low, "_deadlock", game.deadlocks, packed=True))
     for ai, key in low.pair_actions.items():
         parts.append(_pairs_code(ai, steps[ai], key))
     parts.append(_dispatch(low, game, steps))
@@ -1680,9 +1687,12 @@ def chain_code(low: Lowering, rules) -> str:
     return "\n\n".join(parts)
 
 
-def _any_function(low: Lowering, name: str, exprs) -> str:
+def _any_function(low: Lowering, name: str, exprs, packed: bool = False) -> str:
+    """Whether any of the conditions holds. `packed`: on a state the caller decoded from the packed `s`, which
+    it also passes (value masks then come from its planes: Lowering.packed); else on a move's copy."""
     o = Out()
     ctx = {"kind": "pred", "abort": "return False", "here_index": []}
+    low.packed = "s" if packed else None
     for e in exprs:
         v = low.ex(e, o, ctx)
         o(f"if {v}:")
@@ -1690,7 +1700,9 @@ def _any_function(low: Lowering, name: str, exprs) -> str:
         o("return True")
         o.dedent()
     o("return False")
-    return f"@njit(cache=True)\ndef {name}(D, g, SL, SG, BM, ab):\n" + "\n".join(low.prologue(o.lines) + o.lines) + "\n"
+    low.packed = None
+    args = "s, D, g" if packed else "D, g"
+    return f"@njit(cache=True)\ndef {name}({args}, SL, SG, BM, ab):\n" + "\n".join(low.prologue(o.lines) + o.lines) + "\n"
 
 
 def _prefilter_code(ai: int, steps, cols: dict[int, int], args: list[str], o: Out):
@@ -1977,12 +1989,12 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         h_lines += [f"    v = h_{i}(s, D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
                                                               ["    if v > best:", "        best = v"])
     h_lines.append("    return best")
-    goal = ["    _decode(s, D, g, SG)", "    return _goal(D, g, SL, SG, BM, ab)"]
+    goal = ["    _decode(s, D, g, SG)", "    return _goal(s, D, g, SL, SG, BM, ab)"]
     entries = [expand, _entry("heuristic", "HEURISTIC", _STATE_ARGS, h_lines),
                _entry("goal", "GOAL", _STATE_ARGS, goal)]
     if game.deadlocks:  # (without: nothing to compile)
         entries.append(_entry("deadlock", "GOAL", _STATE_ARGS,
-                              ["    _decode(s, D, g, SG)", "    return _deadlock(D, g, SL, SG, BM, ab)"]))
+                              ["    _decode(s, D, g, SG)", "    return _deadlock(s, D, g, SL, SG, BM, ab)"]))
     entries.append(_entry("score", "HEURISTIC", _STATE_ARGS, [
         "    _decode(s, D, g, SG)",
         "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]))

@@ -76,4 +76,26 @@ def prune_arrays(source: str) -> str:
     for found in calls.values():
         for call in found:
             call.args = [a for a, k in zip(call.args, keep[call.func.id]) if k]
+    for f in tree.body:
+        if isinstance(f, ast.FunctionDef) and f.name in FIXED:
+            _drop_unread_decode(f)
     return ast.unparse(tree) + "\n"
+
+
+def _drop_unread_decode(entry: ast.FunctionDef) -> None:
+    """An entry point whose code reads the state only from its packed words (value masks from its planes, cells
+    from their bits: codegen's Lowering.packed) leaves out its `_decode(s, D, g, SG)`: the rows it would fill
+    are read by nothing after it (their `X = rt.borrow(X)` aside)."""
+    def borrowing(st) -> bool:
+        return (isinstance(st, ast.Assign) and isinstance(st.value, ast.Call) and isinstance(st.value.func,
+                ast.Attribute) and st.value.func.attr == "borrow")
+
+    decodes = [st for st in entry.body if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)
+               and isinstance(st.value.func, ast.Name) and st.value.func.id == "_decode"]
+    if len(decodes) != 1:
+        return
+    filled = {a.id for a in decodes[0].value.args[1:] if isinstance(a, ast.Name)} - {"SG"}
+    rest = [st for st in entry.body if st is not decodes[0] and not borrowing(st)]
+    read = {n.id for st in rest for n in ast.walk(st) if isinstance(n, ast.Name)}
+    if not filled & read:
+        entry.body.remove(decodes[0])

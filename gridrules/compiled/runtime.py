@@ -529,6 +529,17 @@ def value_masks(row, lo, count, k, out):
 
 
 @njit(cache=True, inline="always")
+def plane_code(s, p, planes, k, i):
+    """The code a layer holds at cell i, read from a packed state: its `planes` bit planes of k words each lie
+    from word p of s (layout.py), and bit q of the code is bit i of plane q."""
+    w, b = p + (i >> 6), uint64(i & 63)
+    x = 0
+    for q in range(planes):
+        x |= np.int64((s[w + q * k] >> b) & ONE) << q
+    return x
+
+
+@njit(cache=True, inline="always")
 def plane_masks(s, p, planes, k, count, full, out):
     """value_masks read from a packed state instead of a row: the layer's codes lie in `planes` bit planes of k
     words each from word p of s (layout.py), so the cells holding code c are those whose plane bits spell c."""

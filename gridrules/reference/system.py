@@ -187,7 +187,7 @@ class ReferenceSystem:
         self.heuristic_name = heuristic
         if heuristic is None:
             default = {h.name for h in game.heuristics if h.in_default}
-            self._h = [p for name, (p, adm) in self.heuristics.items() if name in default]
+            self._h = [p for name, (p, _) in self.heuristics.items() if name in default]
             self.admissible = True
         else:
             proc, adm = self.heuristics[heuristic]
