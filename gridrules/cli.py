@@ -541,11 +541,12 @@ def _processes(jobs: int, count: int) -> int:
     one per level; one where processes cannot be forked (everywhere but Linux: see _solved)."""
     if jobs == 0:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    jobs = max(1, min(jobs, count))
     if jobs > 1 and not sys.platform.startswith("linux"):
         _error("--jobs solves levels in parallel on Linux only; here they are solved one after another",
                prefix="warning: ")
         return 1
-    return max(1, min(jobs, count))
+    return jobs
 
 
 class _Interrupted(Exception):

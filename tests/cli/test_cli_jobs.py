@@ -114,3 +114,16 @@ def test_ctrl_c_stops_the_other_processes(tmp_path):
     assert time.perf_counter() - t < 10
     assert proc.returncode == EXIT_INTERRUPTED, err
     assert "interrupted; 6 levels not solved" in err and "Traceback" not in err + out
+
+
+def test_jobs_are_one_per_level_at_most_and_one_where_there_is_no_fork(monkeypatch, capsys):
+    from gridrules.cli import _processes
+
+    assert (_processes(8, 3), _processes(2, 1), _processes(1, 9)) == (3, 1, 1)
+    assert _processes(0, 1000) == len(os.sched_getaffinity(0))
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert _processes(4, 10) == 1
+    assert capsys.readouterr().err == ("warning: --jobs solves levels in parallel on Linux only; here they are "
+                                       "solved one after another\n")
+    assert _processes(4, 1) == 1 and capsys.readouterr().err == ""  # (one level: nothing to say)
