@@ -19,6 +19,7 @@ FLOODIT = ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"
 def folder(tmp_path, monkeypatch):
     """Extension modules built and looked for in a folder of this test's own, forgotten after it."""
     monkeypatch.setattr(extension, "_path", lambda module: tmp_path / (module + ".so"))
+    monkeypatch.setattr(extension, "cache_dir", lambda: tmp_path)  # (job files: tmp_path/extensions)
     monkeypatch.setattr(extension, "_WANTED", {})
     monkeypatch.setattr(extension, "_STARTED", set())
     monkeypatch.setenv("GRIDRULES_EXTENSIONS", "1")  # (conftest turns them off for the other tests)
@@ -99,8 +100,27 @@ def test_a_process_starts_each_build_once(folder, monkeypatch):
     (folder / (built + ".so")).write_bytes(b"")
     extension.want(system.source, "best_first", True, system.board)
     assert not extension.build_wanted() and len(started) == 2
-    for args in started:  # (the job files no build process took)
-        Path(args[-1]).unlink()
+    assert len(list((folder / "extensions").glob("*.jobs"))) == 2  # (for the build processes to take)
+
+
+def test_a_build_process_that_finds_the_lock_held_leaves_its_jobs_to_the_holder(tmp_path, monkeypatch):
+    """Build processes build one at a time: one that finds the lock held ends at once and leaves its job file;
+    the holder takes every job file there, its own and those left to it, and builds each."""
+    import fcntl
+    import json
+
+    built = []
+    monkeypatch.setattr(extension, "_build_or_note", lambda *job: built.append(job[-1]))
+    monkeypatch.setattr(os, "nice", lambda increment: 0)  # (this is the test's own process)
+    outs = [str(tmp_path / f"ext{k}.so") for k in range(3)]
+    for k, out in enumerate(outs):
+        (tmp_path / f"{k}.jobs").write_text(json.dumps([["m.py", "best_first", False, [3, 3, [1, 2]], out]]))
+    with open(tmp_path / "build.lock", "w") as held:  # (another process building)
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        extension._build_jobs(tmp_path)
+        assert built == [] and len(list(tmp_path.glob("*.jobs"))) == 3
+    extension._build_jobs(tmp_path)
+    assert built == outs and not list(tmp_path.glob("*.jobs"))
 
 
 def test_a_cache_that_cannot_be_written_builds_nothing_and_loses_nothing(folder, monkeypatch):

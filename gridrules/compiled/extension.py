@@ -126,10 +126,11 @@ def want(source: str, loop: str, dead: bool, board: tuple) -> None:
 def build_wanted() -> bool:
     """Start building the extension modules noted by `want` (and not failed before, nor started by this process
     already) in a process of its own that outlives this one, at a low priority; such processes build one at a
-    time (a lock in the cache), each waiting for its turn. Whether a build was started."""
+    time (a lock in the cache: _build_jobs). Whether a build was asked for."""
     import json
-    import tempfile
+    import time
 
+    from ..cache import write_atomic
     from .system import module_file
 
     wanted = list(_WANTED.items())
@@ -146,12 +147,10 @@ def build_wanted() -> bool:
         if not jobs:
             return False
         folder = cache_dir() / "extensions"
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, job_file = tempfile.mkstemp(dir=folder, suffix=".jobs")
-        with os.fdopen(fd, "w") as f:
-            json.dump(jobs, f)
+        job_file = folder / f"{os.getpid()}-{time.time_ns()}.jobs"
+        write_atomic(job_file, json.dumps(jobs).encode())  # (whole: the lock's holder may take it at once)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # (this process's imports)
-        subprocess.Popen([sys.executable, "-m", __name__, job_file], env=env, stdin=subprocess.DEVNULL,
+        subprocess.Popen([sys.executable, "-m", __name__, str(folder)], env=env, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         _STARTED.update(module for module, _ in wanted)
     except OSError:
@@ -185,32 +184,49 @@ def build(source: str, loop: str, dead: bool, board: tuple):
     return load(source, loop, dead, board)
 
 
-def _build_jobs(job_file: str) -> None:
-    """The builds build_wanted started, one after another, once no other process is building (the lock): a run
-    whose levels have several board shapes asks for each shape's module as it meets it, and each is built."""
-    import json
-
-    try:
-        jobs = json.loads(Path(job_file).read_text())
-    finally:
-        Path(job_file).unlink(missing_ok=True)
+def _build_jobs(folder: Path) -> None:
+    """The builds asked for in the job files of `folder` (build_wanted), one after another, by one process at a
+    time (the lock): a process that finds the lock held leaves its job file to the holder, which takes every
+    job file there until none is left, and looks once more after it lets go of the lock. So a run whose levels
+    have several board shapes, asking for each shape's module as it meets it, gets each built, and runs in a
+    row that ask while a build goes on leave no processes waiting."""
     try:
         os.nice(10)
     except OSError:
         pass
-    with open(Path(job_file).with_name("build.lock"), "w") as lock:
-        try:
-            import fcntl
-
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        except (ImportError, OSError):  # (no locks here: builds may overlap, each moving its module into place whole)
-            pass
-        for module_path, loop, dead, board, out in jobs:
-            if not Path(out).exists():
+    try:
+        import fcntl
+    except ImportError:  # (no locks here: builds may overlap, each moving its module into place whole)
+        fcntl = None
+    while any(folder.glob("*.jobs")):
+        with open(folder / "build.lock", "w") as lock:
+            if fcntl is not None:
                 try:
-                    _build_or_note(module_path, loop, dead, (*board[:2], tuple(board[2])), out)
-                except RuntimeError:
-                    pass
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    return  # (the holder takes this process's jobs)
+            while jobs := _take_jobs(folder):
+                for module_path, loop, dead, board, out in jobs:
+                    if not Path(out).exists():
+                        try:
+                            _build_or_note(module_path, loop, dead, (*board[:2], tuple(board[2])), out)
+                        except RuntimeError:
+                            pass
+
+
+def _take_jobs(folder: Path) -> list:
+    """The jobs of every job file in `folder`, the files removed (by the lock's holder alone)."""
+    import json
+
+    jobs = []
+    for job_file in sorted(folder.glob("*.jobs")):
+        try:
+            jobs += json.loads(job_file.read_text())
+        except (OSError, ValueError):  # (a file half written, or gone: its process writes it whole, then starts)
+            continue
+        finally:
+            job_file.unlink(missing_ok=True)
+    return jobs
 
 
 def _build_or_note(module_path: str, loop: str, dead: bool, board: tuple, out: str) -> None:
@@ -302,4 +318,4 @@ def _compile(source: str, loop_name: str, dead: bool, out: str) -> None:
 
 
 if __name__ == "__main__":
-    _build_jobs(sys.argv[1])
+    _build_jobs(Path(sys.argv[1]))
