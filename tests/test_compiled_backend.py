@@ -886,3 +886,64 @@ level grid:
 @given(digit_grids(3, 8, 9), st.integers(0, 10**6))
 def test_groups_agree(board, seed):
     walk_and_compare(instance_from_rules(GROUPS, board), seed, steps=10)
+
+
+# A static layer's value masks and equal edges are worked out once a level (system._static_rows), a bool layer
+# read alone, `S where lit` or `S where not lit`, is its value mask, and `and`, `or` and `not` of such conditions
+# are word operations (codegen._mask_condition): sets of these kinds in actions, heuristics and the goal,
+# against the reference.
+STATIC_MASKS = """\
+game static_masks "static layers and bool layers as masks"
+enum ground = sand, rock, water
+layer height: 1..4 static
+layer soil: ground static
+layer wet: bool static
+layer lit: bool
+
+action light(p: cell) "{p}":
+    require not lit[p]
+    let dry = cells where not wet
+    let patch = region(p, height == height[p]) & dry   # a static layer's value mask, and a static bool's
+    require any(patch)
+    lit[patch] = true
+    lit[group(p, soil) & (cells where soil == rock or wet)] = true
+    if count(cells where lit) > count(cells where wet):
+        lit[region(p, lit) - patch] = false           # a dynamic bool layer's flood
+
+action dim(c: 1..4) "dim {c}":
+    let on = cells where lit
+    require any(on where height == c)
+    lit[on where height == c] = false
+    lit[neighbours(on) where wet and not lit] = true
+
+goal: empty(cells where not lit) or distinct(cells where lit, soil) == 3
+
+heuristic dark: count(cells where not lit)
+
+heuristic kinds:
+    let off = cells where lit == false
+    let odd = count(cells where not (lit or wet) and not (soil == sand))
+    odd += count(cells where here in off and height == 2)
+    return distinct(off, height) + distinct(off, soil) + count(group(off, height)) + count(off where wet) + 7 * odd
+
+level grid:
+    '0'..'3' : height = value + 1
+    'a'..'d' : height = value + 1; soil = rock
+    'w' : wet = true; soil = water
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
+def test_static_layer_masks_and_bool_layer_masks_agree(rows, cols, data, seed):
+    grid = data.draw(st.lists(st.text("0123abcdw", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    inst = instance_from_rules(STATIC_MASKS, "\n".join(grid) + "\n")
+    ref, _ = walk_and_compare(inst, seed, steps=8)
+    systems = [(system(inst, "reference", h.name), system(inst, "compiled", h.name)) for h in inst.game.heuristics]
+    rng, state = random.Random(seed), inst.initial
+    for _ in range(8):
+        assert [r.heuristic(state) for r, _ in systems] == [n.heuristic(state) for _, n in systems]
+        moves = ref.successors(state)
+        if not moves:
+            break
+        state = rng.choice(moves)[1]

@@ -80,12 +80,27 @@ def _board_names(lines: list[str]) -> list[str]:
 
 
 def _word_tree(e) -> bool:
-    """Whether a set expression is a set operation (|, &, -) or `S where layer == v` / `S where here in T`, which
-    Lowering.words computes a word at a time."""
+    """Whether a set expression is a set operation (|, &, -) or `S where COND` with a condition that is a mask
+    (_mask_condition), which Lowering.words computes a word at a time."""
     if isinstance(e, ir.BinOp):
         return e.op in ("|", "&", "-") and e.ty == ir.SET
-    return isinstance(e, ir.Where) and (Lowering._layer_equality(e.pred) is not None or
-                                        _membership(e.pred) is not None)
+    return isinstance(e, ir.Where) and _mask_condition(e.pred)
+
+
+def _mask_condition(pred, inner: bool = False) -> bool:
+    """Whether a cell condition holds on a set of cells worked out once: `layer == v` (a value mask), `here in
+    T`, or (`inner`: below an and, or, not) `and`, `or` and `not` of such conditions. The reference reads the
+    operands of an `and` or `or` only where needed, so below them only operands that cannot fault are taken:
+    values that are literals, parameters, locals or globals, and sets T that are locals."""
+    if isinstance(pred, ir.BinOp) and pred.op in ("and", "or"):
+        return _mask_condition(pred.left, True) and _mask_condition(pred.right, True)
+    if isinstance(pred, ir.Unary) and pred.op == "not" and Lowering._layer_equality(pred) is None:
+        return _mask_condition(pred.operand, True)
+    fast = Lowering._layer_equality(pred)
+    if fast is not None:
+        return not inner or isinstance(fast[1], (ir.Const, ir.ParamRef, ir.BoardSize, ir.Local, ir.GlobalRef))
+    t = _membership(pred)
+    return t is not None and (not inner or isinstance(t, ir.Local))
 
 
 def _indexes_only(slot: int, body) -> bool:
@@ -294,6 +309,10 @@ class Lowering:
         self.packed: str | None = None
         self.cell_at: dict[int, str] = {}  # a cell local that only indexes layers -> its cell's index (s_For)
         self.same_rows: dict[str, tuple[str, str]] = {}  # ... and whose equal edges (`group`), in these rows
+        # A static layer's value masks and equal edges are the level's: BM rows the system fills once a level
+        # (system.static_masks), from these tables: layer -> its first row.
+        self.static_masks: dict[str, int] = {}
+        self.static_edges: dict[str, int] = {}
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step
         self.heads: set[int] = set()  # actions whose leading `require`s are a function of their own (`head`)
         self.once: set[int] = set()  # actions whose leading lets are worked out once a state (`once`)
@@ -333,6 +352,14 @@ class Lowering:
         """`count` new scratch rows, for a layer's value masks (see prologue)."""
         self.set_rows += count
         return f"BM[{SCRATCH + self.set_rows - count}:{SCRATCH + self.set_rows}]"
+
+    def _static_rows(self, table: dict[str, int], layer: str, count: int) -> int:
+        """The first of a static layer's `count` rows in `table` (static_masks or static_edges), set aside at
+        its first use."""
+        if layer not in table:
+            self.set_rows += count
+            table[layer] = SCRATCH + self.set_rows - count
+        return table[layer]
 
     def fault(self, message: str, span, hint: str | None = None) -> str:
         self.errors.append((message, span, hint))
@@ -477,7 +504,7 @@ class Lowering:
         v = self.t()
         if self.packed and e.layer in self.dyn_layers:  # (read from the planes: the caller need not decode)
             at = HEADER + 2 * self.dyn_layers.index(e.layer)
-            o(f"{v} = rt.plane_code({self.packed}, SG[{at}], SG[{at + 1}], K, {i}) + {self._codes(e.layer)[0]}"
+            o(f"{v} = rt.plane_code({self.packed}, SG[{at}], SG[{at + 1}], K, {i}) + {self.codes(e.layer)[0]}"
               + (" != 0" if e.ty == ir.BOOL else ""))
         else:
             o(f"{v} = {self.cell_of(ref, i)}" + (" != 0" if e.ty == ir.BOOL else ""))
@@ -581,12 +608,21 @@ class Lowering:
         if isinstance(e, ir.BinOp):
             a, b = self._word(e.left, o, ctx, w), self._word(e.right, o, ctx, w)
             return {"|": f"({a} | {b})", "&": f"({a} & {b})", "-": f"({a} & ~{b})"}[e.op]
-        cells = self._word(e.cells, o, ctx, w)
-        fast = self._layer_equality(e.pred)
+        return f"({self._word(e.cells, o, ctx, w)} & {self._condition_word(e.pred, o, ctx, w)})"
+
+    def _condition_word(self, pred, o: Out, ctx, w: str) -> str:
+        """Word `w` of the cells where a mask condition (_mask_condition) holds (bits off the board may be set:
+        the set it filters has none)."""
+        fast = self._layer_equality(pred)
         if fast is not None:
             layer, value = fast
-            return f"({cells} & {self.value_mask(layer, self.ex(value, o, ctx), o)}[{w}])"
-        return f"({cells} & {self._word(_membership(e.pred), o, ctx, w)})"
+            return f"{self.value_mask(layer, self.ex(value, o, ctx), o)}[{w}]"
+        if isinstance(pred, ir.BinOp) and pred.op in ("and", "or"):
+            a, b = self._condition_word(pred.left, o, ctx, w), self._condition_word(pred.right, o, ctx, w)
+            return f"({a} {'&' if pred.op == 'and' else '|'} {b})"
+        if isinstance(pred, ir.Unary):
+            return f"~{self._condition_word(pred.operand, o, ctx, w)}"
+        return self._word(_membership(pred), o, ctx, w)
 
     def _reduce(self, e, o: Out, ctx, kind: str) -> str | None:
         """any (kind `any`) or count of a word tree, word by word without building the set; None for other sets."""
@@ -763,7 +799,7 @@ class Lowering:
     # ---- `layer == value` as a set, memoized per function call: one pass over the layer row gives the
     # masks of every value; a store to the layer or a call of a def (which may store) forgets them.
     def value_mask(self, layer: str, v: str, o: Out) -> str:
-        lo, count = self._codes(layer)
+        lo, count = self.codes(layer)
         if count > 256:
             return f"rt.equal_mask({self.layer_ref(layer)}, {v}, K)"
         m = self.masks(layer, o)
@@ -779,7 +815,7 @@ class Lowering:
         o.dedent()
         return out
 
-    def _codes(self, layer: str) -> tuple[int, int]:
+    def codes(self, layer: str) -> tuple[int, int]:
         """(the value of code 0, how many codes) of a layer's values."""
         dom = self.inst.doms[layer]
         return (dom.lo, dom.count) if dom.kind == "int" else (0, dom.count)
@@ -788,7 +824,10 @@ class Lowering:
         """The memoized value masks of a layer (row j: the cells holding code j), computed here if not yet: from
         the packed state's bit planes where the function reads one (a few word operations per value), else in
         one pass over the layer's row."""
-        lo, count = self._codes(layer)
+        lo, count = self.codes(layer)
+        if layer in self.static_layers and count <= 64:  # (the system works them out once a level)
+            a = self._static_rows(self.static_masks, layer, count)
+            return f"BM[{a}:{a + count}]"
         self.memo.add(layer)
         m, ok = f"M_{layer}", f"V_{layer}"
         o(f"if not {ok}:")
@@ -820,7 +859,7 @@ class Lowering:
         set_rows)."""
         lines = []
         for layer in sorted(self.memo):
-            count, marker = self._codes(layer)[1], _MASK_ROWS.format(layer)
+            count, marker = self.codes(layer)[1], _MASK_ROWS.format(layer)
             places = [i for i, line in enumerate(body) if marker in line]
             init = self.rows(count) if places and layer not in self.forgotten else "BM[0:0]"
             for i in places:
@@ -837,12 +876,19 @@ class Lowering:
     @staticmethod
     def _layer_equality(pred):
         """(layer, value expression) when the condition reads `layer == value` with a value that does not
-        depend on the cell, and is safe to read once (so a bitboard flood gives the same result)."""
+        depend on the cell, and is safe to read once (so a bitboard flood gives the same result); a bool layer
+        alone, `layer` or `not layer`, reads `layer == true` or `layer == false`."""
+        def here(x) -> bool:
+            return isinstance(x, ir.LayerAt) and isinstance(x.cell, ir.Here) and x.ty != ir.CELL
+
+        if here(pred) and pred.ty == ir.BOOL:
+            return pred.layer, ir.Const(ir.BOOL, True)
+        if isinstance(pred, ir.Unary) and pred.op == "not" and here(pred.operand) and pred.operand.ty == ir.BOOL:
+            return pred.operand.layer, ir.Const(ir.BOOL, False)
         if not (isinstance(pred, ir.BinOp) and pred.op == "=="):
             return None
         for a, b in ((pred.left, pred.right), (pred.right, pred.left)):
-            if (isinstance(a, ir.LayerAt) and isinstance(a.cell, ir.Here) and a.ty != ir.BOOL
-                    and a.ty != ir.CELL and _here_free(b)):
+            if here(a) and _here_free(b):
                 return a.layer, b
         return None
 
@@ -900,12 +946,15 @@ class Lowering:
     def same_masks(self, layer: str, o: Out) -> tuple[str, str]:
         """The rows of a layer's equal edges (rt.same_masks_into), memoized per function call like the value
         masks: a store to the layer or a call of a def forgets them (forget_masks)."""
+        if layer in self.static_layers:  # (the system works them out once a level)
+            a = self._static_rows(self.static_edges, layer, 2)
+            return f"BM[{a}]", f"BM[{a + 1}]"
         rows = self.same_rows.get(layer)
         if rows is None:
             rows = self.same_rows[layer] = (self.row(), self.row())
         o(f"if not E_{layer}:")
         o.indent()
-        if self._codes(layer)[1] > 64:
+        if self.codes(layer)[1] > 64:
             o(f"rt.same_masks_into({self.layer_ref(layer)}, {rows[0]}, {rows[1]}, N, COLS)")
         elif self.packed and layer in self.dyn_layers:  # (the value masks from the planes: a few word operations)
             o(f"rt.same_masks_from({self.masks(layer, o)}, {rows[0]}, {rows[1]}, COLS, K, NOT_RIGHT)")
@@ -939,9 +988,7 @@ class Lowering:
         """For `S where COND` with a condition read cell by cell: whether some cell of S meets it, without
         building the set. The condition is still read at every cell, as the reference does (a def it calls
         may reject the move, a read may fault). None for other sets."""
-        if not isinstance(e, ir.Where) or self._layer_equality(e.pred) is not None:
-            return None
-        if _membership(e.pred) is not None:  # (x_Where makes it one word operation)
+        if not isinstance(e, ir.Where) or _mask_condition(e.pred):  # (x_Where makes it word operations)
             return None
         found = self.t()
         o(f"{found} = False")
@@ -952,8 +999,8 @@ class Lowering:
         s = self.ex(e.args[0], o, ctx)
         x = e.args[1]
         if isinstance(x, ir.LayerAt) and isinstance(x.cell, ir.Here) and x.ty not in (ir.BOOL, ir.CELL):
-            lo, count = self._codes(x.layer)
-            if count <= 64 and self.packed and x.layer in self.dyn_layers:  # (the masks met by the set)
+            lo, count = self.codes(x.layer)
+            if count <= 64 and (self.packed or x.layer in self.static_layers):  # (the masks met by the set)
                 return f"rt.distinct_masks({self.masks(x.layer, o)}, {s})"
             if count <= 64:  # the values seen, as bits of one word (or the masks met, when they are known)
                 self.memo.add(x.layer)

@@ -156,6 +156,7 @@ class CompiledSystem:
         ban_width = self.MARG.shape[1] if self.persisting else 0
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
                           ban_width, max(1, len(moves)) if inst.game.choosing or inst.game.ranking else 0)
+        _static_rows(low, self.SL, self.work[4], inst.cols)
         # where the ban table starts in ab (-1: none)
         self.ban_at = len(self.work[5]) - len(_ban_table(ban_width)) if ban_width else -1
         words = inst.layout.words
@@ -475,6 +476,31 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
             _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width))
+
+
+def _static_rows(low, SL: np.ndarray, bm: np.ndarray, cols: int) -> None:
+    """Fills BM's rows that hold the static layers' value masks and equal edges (codegen.Lowering.static_masks,
+    static_edges) from the level's rows SL: what runtime.value_masks and runtime.same_masks_into would give."""
+    n = SL.shape[1]
+    words = bm.shape[1]
+
+    def bits(cells: np.ndarray) -> np.ndarray:
+        padded = np.zeros(words * 64, bool)
+        padded[:n] = cells
+        return np.packbits(padded.reshape(words, 64), axis=1, bitorder="little").view("<u8").reshape(words)
+
+    for layer, first in low.static_masks.items():
+        row = SL[low.static_layers.index(layer)]
+        lo, count = low.codes(layer)
+        for j in range(count):
+            bm[first + j] = bits(row == lo + j)
+    last = np.arange(n) % cols == cols - 1
+    for layer, first in low.static_edges.items():
+        row = SL[low.static_layers.index(layer)]
+        right, down = np.zeros(n, bool), np.zeros(n, bool)
+        right[:-1] = (row[:-1] == row[1:]) & ~last[:-1]
+        down[: n - cols] = row[: n - cols] == row[cols:]
+        bm[first], bm[first + 1] = bits(right), bits(down)
 
 
 def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
