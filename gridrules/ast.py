@@ -444,6 +444,15 @@ class LegendEntry(Node):
 
 
 @dataclass(frozen=True)
+class ShowDecl(Node):
+    """`show LAYER: EXPR`: how a board is drawn, the layer's value as a player sees it, worked out per cell."""
+
+    layer: str
+    value: Expr
+    span: Span | None = SPAN
+
+
+@dataclass(frozen=True)
 class LevelDecl(Node):
     format: str
     legend: tuple[LegendEntry, ...]
@@ -451,7 +460,7 @@ class LevelDecl(Node):
 
 
 Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | ParticleDecl | DefDecl | ActionDecl | InitDecl
-        | GoalDecl | FailDecl | DeadlockDecl | LimitDecl | HeuristicDecl | ScoreDecl | LevelDecl)
+        | GoalDecl | FailDecl | DeadlockDecl | LimitDecl | HeuristicDecl | ScoreDecl | ShowDecl | LevelDecl)
 
 
 @dataclass(frozen=True)

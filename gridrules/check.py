@@ -1083,7 +1083,7 @@ class Checker:
         for d in self.defs.values():
             self._check_def(d)
         particles = [self._particle(p) for p in self.particles.values()]
-        actions, heuristics, goals, fails, deadlocks, formats = [], [], [], [], [], []
+        actions, heuristics, goals, fails, deadlocks, formats, shows = [], [], [], [], [], [], {}
         init = None
         limit = None
         score = None
@@ -1109,6 +1109,20 @@ class Checker:
                 if not _same(c.ty, BOOL):
                     self.error(f"a {word} condition must be bool, not {c.ty}", d.cond)
                 found.append(c)
+            elif isinstance(d, A.ShowDecl):
+                sc = Scope("pred", cell=1, title="a `show` rule")
+                c = self.expr(d.value, sc)
+                pred_slots = max(pred_slots, sc.nslots)
+                if d.layer not in self.layers:
+                    self.error(f"`show` names no layer `{d.layer}`", self.at_word(d, d.layer),
+                               did_you_mean(d.layer, self.layers) or "`show LAYER: EXPR` says how a layer is drawn")
+                elif d.layer in shows:
+                    self.error(f"duplicate `show {d.layer}`", self.at_word(d, d.layer), "a layer is drawn one way")
+                elif not _same(c.ty, self.domains[d.layer].ty):
+                    self.error(f"`show {d.layer}` must give {self.domains[d.layer].ty}, the layer's type, not {c.ty}",
+                               d.value)
+                else:
+                    shows[d.layer] = c
             elif isinstance(d, A.InitDecl):
                 if init is not None:
                     first = next(x for x in self.rf.decls if isinstance(x, A.InitDecl))
@@ -1160,7 +1174,8 @@ class Checker:
             commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions),
             persisting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Persists)) for a in actions),
             choosing=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in actions),
-            ranking=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Ranks)) for a in actions))
+            ranking=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Ranks)) for a in actions),
+            shows=tuple(shows.items()))
 
     def _reading(self, d, word: str, what: str, title: str, needs: str) -> ir.Procedure:
         """A heuristic's or the score's body: it reads the state and returns an int on every path."""

@@ -409,16 +409,20 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
             raise LevelError(f"while setting up this level: {err.message}", raw.head_span(),
                              f"at {err.span}") from None
 
-    dynamic_layers = [(l.name, doms[l.name].count) for l in game.layers if not l.static]
-    dynamic_scalars = [(g.name, math.prod(dims.get(g.name, ())), doms[g.name].count) for g in game.globals if not g.static]
+    # What no move of this level can store belongs to the level, like a static layer: it is kept out of the
+    # state (smaller states; the compiled code reads it as the level's, e.g. its value masks worked out once).
+    written = _written(game, const_value)
+    dynamic_layers = [(l.name, doms[l.name].count) for l in game.layers if l.name in written]
+    dynamic_scalars = [(g.name, math.prod(dims.get(g.name, ())), doms[g.name].count) for g in game.globals
+                       if g.name in written]
     layout = Layout.build(rows * cols, dynamic_layers, dynamic_scalars)
     dynamic = tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars)
     statics = {}
     for l in game.layers:
-        if l.static:
+        if l.name not in written:
             statics[l.name] = tuple(v[l.name])
     for g in game.globals:
-        if g.static:
+        if g.name not in written:
             statics[g.name] = tuple(v[g.name]) if g.name in dims else v[g.name]
     limit = None
     if game.limit is not None and const_value(game.limit[1]):
@@ -433,6 +437,28 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                          f"it is set by the `init` block at {init}" if init else None) from None
     object.__setattr__(inst, "initial", words)
     return inst
+
+
+def _written(game: ir.Game, const_value) -> set[str]:
+    """The dynamic layers and globals a move of this level may store: those stored by a def (particles' handlers
+    are defs) or by an action whose `when` does not rule it out for the level's parameters (const_value reads
+    a `when` that mentions no action parameter)."""
+    found, by_defs, by_actions = _STORES.get(id(game), (None, set(), ()))
+    if found is not game:  # (walking the bodies is ~0.1..2 ms: once a game, not once a level)
+        dynamic = {x.name for x in (*game.layers, *game.globals) if not x.static}
+        by_defs = dynamic & ir.stored(tuple(d.body for d in game.defs))
+        by_actions = tuple(dynamic & ir.stored(a.proc.body) for a in game.actions)
+        if len(_STORES) >= 16:
+            _STORES.clear()
+        _STORES[id(game)] = (game, by_defs, by_actions)
+    written = set(by_defs)
+    for action, stores in zip(game.actions, by_actions):
+        if ir.contains(action.when, lambda x: isinstance(x, ir.Local)) or const_value(action.when):
+            written |= stores
+    return written
+
+
+_STORES: dict[int, tuple] = {}  # id(game) -> (game, what its defs store, what each action stores)
 
 
 def _plain_store(proc: ir.Procedure, doms: dict) -> tuple | None:

@@ -206,6 +206,22 @@ def count(node, found) -> int:
     return int(bool(found(node))) + sum(count(getattr(node, name), found) for name in _parts(type(node)))
 
 
+def stored(node) -> set[str]:
+    """The layers and globals an IR statement (or a tuple of them) stores to, itself (not through the defs it
+    calls)."""
+    names: set[str] = set()
+
+    def note(x) -> bool:
+        if isinstance(x, SetLayer):
+            names.add(x.layer)
+        elif isinstance(x, (SetGlobal, SetArray)):
+            names.add(x.name)
+        return False
+
+    contains(node, note)
+    return names
+
+
 @functools.cache
 def _parts(cls) -> tuple[str, ...]:
     """The fields of an IR class that hold its parts (not its span, nor a type's name); none for other values.
@@ -512,6 +528,7 @@ class Game:
     persisting: bool = False  # some action runs `persists`: path searches ban a failed persisting move below
     choosing: bool = False  # some action runs `chooses`: searches try the smallest choices first
     ranking: bool = False  # some action runs `ranks`: searches try the moves of lower rank first
+    shows: tuple[tuple[str, Expr], ...] = ()  # (layer, its value as drawn, read per cell with `here`): `show`
 
     def enum_values(self, name: str) -> tuple[str, ...]:
         if name == "dir":

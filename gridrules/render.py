@@ -83,8 +83,11 @@ class Renderer:
         self._matches: dict[tuple, list] = {}
         self._effects: dict[tuple, dict | None] = {}
         self._flayers: dict[str, list[str]] = {}
+        self._show_reads: dict = {}  # layer -> its `show` rule, compiled at first use
+        # layers the rules change, but no move of this level does (instance.py: kept out of its states)
+        self._unchanged = {l.name for l in self.game.layers if not l.static and l.name not in inst.dynamic}
         self.overlays = [g for g in self.game.globals
-                         if not g.static and inst.doms[g.name].kind in ("cell", "body")]
+                         if g.name in inst.dynamic and inst.doms[g.name].kind in ("cell", "body")]
         self._markers = {}
         used = self._alphabet()
         free = [m for m in MARKERS if m not in used] or list(MARKERS)
@@ -363,9 +366,26 @@ class Renderer:
 
         return click.style(text, fg="yellow", **style)
 
+    def _shown(self, v: dict) -> dict:
+        """A state's values as drawn: the layers of the rules' `show` rules worked out at every cell."""
+        if not self.game.shows:
+            return v
+        from .reference.evaluator import Frame
+
+        out = dict(v)
+        cells = [(r, c) for r in range(self.inst.rows) for c in range(self.inst.cols)]
+        for layer, value in self.game.shows:
+            read = self._show_reads.get(layer)
+            if read is None:
+                read = self._show_reads[layer] = self.compiler.expr(value)
+            out[layer] = [read(Frame(v, self.game.predicates_nlocals, here=cell)) for cell in cells]
+        return out
+
     def _blocks(self, v: dict) -> list:
         """The grids a board is drawn from: the level's tokens (as the level file would write them) and the
-        layers the legend does not set, else every layer, else dots."""
+        layers the legend does not set (but not those the rules change and no move of this level does), else
+        every layer, else dots. Layers with a `show` rule are drawn as it says."""
+        v = self._shown(v)
         blocks = None
         for fmt in self.formats:
             try:
@@ -376,7 +396,7 @@ class Renderer:
                 numbers = any(not isinstance(t, str) for row in grid for t in row)
                 blocks = [("", [[str(t) for t in row] for row in grid], numbers)]
                 blocks += [(name, self._layer_grid(name, v), False) for name in self.layers
-                           if name not in self._legend_layers(fmt)]
+                           if name not in self._legend_layers(fmt) and name not in self._unchanged]
                 break
         if blocks is None:
             blocks = [(name, self._layer_grid(name, v), False) for name in self.layers]
@@ -428,7 +448,7 @@ class Renderer:
         out = []
         covered = self.covered(v)
         for g in self.game.globals:
-            if g.static:
+            if g.name not in self.inst.dynamic:  # (the level's: no move changes it)
                 continue
             text = f"{g.name} = {self.format_value(g.name, v[g.name])}"
             if g.name in self._markers and not self.color and g.name in set(covered.values()):

@@ -947,3 +947,47 @@ def test_static_layer_masks_and_bool_layer_masks_agree(rows, cols, data, seed):
         if not moves:
             break
         state = rng.choice(moves)[1]
+
+
+# What no move of a level stores is the level's (instance._written): kept out of the state, read by both backends
+# as a static thing. A def's stores count whether or not an action of the level calls it.
+FROZEN = """\
+game frozen "what no move stores"
+param paint: bool = false
+layer colour: 0..3
+layer mark: bool
+global ticks: 0..9
+global target: 0..3 = 2
+
+def unmark(p: cell):
+    mark[p] = false
+
+action tick(p: cell) "{p}" when not paint:
+    require not mark[p] and colour[p] != target
+    mark[p] = true
+    ticks = min(ticks + 1, 9)
+
+action repaint(p: cell, c: 0..3) "{p}={c}" when paint:
+    require colour[p] != c
+    colour[p] = c
+    unmark(p)
+
+goal: (not paint and ticks == 3) or (paint and empty(cells where colour != target))
+
+heuristic left: count(cells where colour != target and not mark) + ticks
+
+level grid:
+    '0'..'3' : colour = value
+"""
+
+
+@pytest.mark.parametrize("paint, dynamic, words", [(False, ("mark", "ticks"), 2), (True, ("colour", "mark"), 3)])
+def test_what_no_move_of_a_level_stores_is_not_part_of_its_state(paint, dynamic, words):
+    inst = instance_from_rules(FROZEN, "0123\n3210\n", {"paint": paint})
+    assert inst.dynamic == dynamic
+    assert set(inst.statics) == {"colour", "mark", "ticks", "target"} - set(dynamic)
+    assert inst.layout.words == words  # (4 with everything in the state: colour's two planes, mark's, a word of fields)
+    for seed in range(3):
+        walk_and_compare(inst, seed, steps=6)
+    costs = {backend: solve(system(inst, backend), "bfs").cost for backend in ("reference", "compiled")}
+    assert costs == {"reference": 3 if not paint else 6, "compiled": 3 if not paint else 6}

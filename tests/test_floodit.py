@@ -58,8 +58,11 @@ def model_moves(board, colours, pivot=(0, 0)):
 
 
 def board_of(inst, state):
-    v = inst.unpack(state)["colour"]
-    return tuple(tuple(v[r * inst.cols:(r + 1) * inst.cols]) for r in range(inst.rows))
+    """The colours a player sees: the rules keep the level's colours and, with a pivot, its flooded region and
+    the region's colour."""
+    v = inst.values(state)
+    seen = [v["now"] if flooded else colour for colour, flooded in zip(v["colour"], v["flooded"])]
+    return tuple(tuple(seen[r * inst.cols:(r + 1) * inst.cols]) for r in range(inst.rows))
 
 
 boards = st.integers(2, 4).flatmap(

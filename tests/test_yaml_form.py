@@ -547,12 +547,12 @@ def test_located_errors(case):
 
 def test_errors_of_the_checker_point_into_the_yaml_file():
     _, yml = twin_texts("floodit")
-    bad = yml.replace("require c != colour[pivot]", "require c != colour[pivto]")
+    bad = yml.replace("now = colour[pivot]", "now = colour[pivto]")
     with pytest.raises(GridrulesError) as info:
         compile_rules(bad, "floodit.yaml")
     assert info.value.render().startswith(
-        "floodit.yaml:26:27: unknown name `pivto`\n        require c != colour[pivto]\n"
-        "                            ^^^^^\n  hint: did you mean `pivot`?")
+        "floodit.yaml:107:20: unknown name `pivto`\n        now = colour[pivto]\n"
+        "                     ^^^^^\n  hint: did you mean `pivot`?")
 
 
 # ---- no input gives a traceback ---------------------------------------------------------------------

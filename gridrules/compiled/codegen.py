@@ -318,8 +318,8 @@ class Lowering:
         self.once: set[int] = set()  # actions whose leading lets are worked out once a state (`once`)
         self.let_rows: dict[int, str] = {}  # a set local -> the row its last `let` lowered writes
         # where every layer and global lives
-        self.dyn_layers = [l.name for l in self.game.layers if not l.static]
-        self.static_layers = [l.name for l in self.game.layers if l.static]
+        self.dyn_layers = [l.name for l in self.game.layers if l.name in inst.dynamic]
+        self.static_layers = [l.name for l in self.game.layers if l.name not in inst.dynamic]
         self.gslots: dict[str, tuple[str, int, int]] = {}  # name -> (array, offset, width per element)
         # SG: the dimensions, the state layout (`header`), then the static globals
         self.header = HEADER + 2 * len(self.dyn_layers) + 3 * len(inst.layout.slots)
@@ -327,7 +327,7 @@ class Lowering:
         for g in self.game.globals:
             kind = inst.doms[g.name].kind
             width = {"cell": 2, "body": 3}.get(kind, 1)
-            arr = "SG" if g.static else "g"  # (`g` is renamed in the code that reads a move's parent: _slots)
+            arr = "g" if g.name in inst.dynamic else "SG"  # (`g`: renamed in code that reads a move's parent: _slots)
             count = 1
             for d in inst.dims.get(g.name, ()):
                 count *= d

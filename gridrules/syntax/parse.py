@@ -74,7 +74,7 @@ _TERMINALS = {
 }
 
 _KEYWORD_DECLS = ("game", "param", "enum", "layer", "global", "body", "particle", "def", "action", "init",
-                  "goal", "fail", "deadlock", "heuristic", "score", "level", "limit")
+                  "goal", "fail", "deadlock", "heuristic", "score", "show", "level", "limit")
 
 
 @functools.lru_cache(maxsize=None)
@@ -286,6 +286,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def goal(self, meta, items):
         return A.GoalDecl(items[0], self._s(meta))
+
+    @v_args(meta=True)
+    def show(self, meta, items):
+        return A.ShowDecl(str(items[0]), items[1], self._s(meta))
 
     @v_args(meta=True)
     def fail(self, meta, items):

@@ -22,6 +22,7 @@ Structure is YAML; expressions, types and statement blocks are strings in the DS
     limit:    EXPR  |  {cost: EXPR, when: EXPR}
     heuristics: {NAME: {admissible: BOOL, dominates: NAME | [NAME, ...], expr: EXPR  |  body: STMTS}}
     score:    EXPR  |  {body: STMTS}
+    show:     {LAYER: EXPR}
     levels:   {FORMAT[, FORMAT...]: {TOKENS: LEGEND_STMTS}}
               # TOKENS: a character (`"#"`, `x`), a range (`a..z`), `"*"` (any token) or the DSL's quoted
               # spelling ("'*'" for a literal star); LEGEND_STMTS: simple statements, `;`- or line-separated
@@ -51,12 +52,12 @@ _ROLL_ENTRY = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*->\s*([A-Za-z_][A-Za-z_
 _DSL_TOKEN = re.compile(r"""("[^"\n]*"|'[^'\n]*')(?:\s*\.\.\s*("[^"\n]*"|'[^'\n]*'))?\Z""")
 
 SECTIONS = ("game", "title", "params", "enums", "layers", "globals", "bodies", "particles", "defs", "actions",
-            "init", "goal", "fail", "deadlock", "limit", "heuristics", "score", "levels")
+            "init", "goal", "fail", "deadlock", "limit", "heuristics", "score", "show", "levels")
 
 # `canonical` order; bodies are globals in the IR (their relative order matters), so they share a rank
 _RANK = {A.Game: 0, A.Param: 1, A.EnumDecl: 2, A.LayerDecl: 3, A.GlobalDecl: 4, A.BodyDecl: 4,
          A.ParticleDecl: 5, A.DefDecl: 6, A.ActionDecl: 7, A.InitDecl: 8, A.GoalDecl: 9, A.FailDecl: 10,
-         A.DeadlockDecl: 11, A.LimitDecl: 12, A.HeuristicDecl: 13, A.ScoreDecl: 14, A.LevelDecl: 15}
+         A.DeadlockDecl: 11, A.LimitDecl: 12, A.HeuristicDecl: 13, A.ScoreDecl: 14, A.ShowDecl: 15, A.LevelDecl: 16}
 
 
 def canonical(rf: A.RuleFile) -> A.RuleFile:
@@ -518,6 +519,10 @@ class _Reader:
             e = self.code(v, "expr", "`score`", k)
             body = (A.Return(e, e.span),)
         self.decls.append(A.ScoreDecl(body, self.span(k)))
+
+    def s_show(self, k, v, top):
+        for name, key, val in self.entries(v, "show", "colour: seen(here)"):
+            self.decls.append(A.ShowDecl(name, self.code(val, "expr", f"`show {name}`", key), self.span(key)))
 
     def s_levels(self, k, v, top):
         for key, val in [] if _kind(v) == "empty" else self.mapping(v, "`levels`", "grid: {'#': tile = wall}"):

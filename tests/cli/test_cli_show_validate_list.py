@@ -16,17 +16,20 @@ from rulesets import bundled
 def test_show_prints_every_level_in_its_own_notation(run):
     r = run("show", "floodit", SAMPLE)
     assert r.code == 0, r.all
-    assert r.out.splitlines() == ["case 1 (2x2, floodit)", "0 0", "0 0", "",
-                                  "case 2 (3x3, floodit)", "0 1 2", "1 1 2", "2 2 1"]
+    # (beside each board the flooded region the rules keep, below it the region's colour)
+    assert r.out.splitlines() == ["case 1 (2x2, floodit)", "board   flooded", "0 0     ##", "0 0     ##", "now = 0", "",
+                                  "case 2 (3x3, floodit)", "board   flooded", "0 1 2   #..", "1 1 2   ...",
+                                  "2 2 1   ...", "now = 0"]
 
 
 def test_show_solution_prints_the_board_after_each_move(run):
     r = run("show", "floodit", SAMPLE, "--case", "2", "--solution", "1 2 1")
     assert r.code == 0, r.all
     out = r.out
-    assert "move 1/3: 1\n1 1 2\n1 1 2\n2 2 1" in out
-    assert "move 2/3: 2\n2 2 2\n2 2 2\n2 2 1" in out
-    assert "move 3/3: 1\n1 1 1\n1 1 1\n1 1 1" in out
+    # (the board as a player sees it: the rules' `show colour` paints the flooded region in its colour)
+    assert "move 1/3: 1\nboard   flooded\n1 1 2   ##.\n1 1 2   ##.\n2 2 1   ...\nnow = 1" in out
+    assert "move 2/3: 2\nboard   flooded\n2 2 2   ###\n2 2 2   ###\n2 2 1   ##.\nnow = 2" in out
+    assert "move 3/3: 1\nboard   flooded\n1 1 1   ###\n1 1 1   ###\n1 1 1   ###\nnow = 1" in out
     assert "goal reached after 3 moves" in out
 
 
@@ -36,6 +39,44 @@ def test_show_rejects_an_illegal_move(run):
     assert "move 2 `5` is not legal" in r.err and "legal moves are: 2" in r.err
     assert "move 1/2: 1" in r.out  # the boards up to the bad move were printed
     assert "Traceback" not in r.all
+
+
+SPILL = """\
+game spill "Spill"
+layer ink: 0..2
+layer wet: bool
+global now: 0..2
+show ink: SHOWN
+def seen(p: cell):
+    if wet[p]:
+        return now
+    return ink[p]
+action pour(c: 0..2) "{c}":
+    require c != now
+    let edge = neighbours(cells where wet) where ink == c
+    require any(edge)
+    wet[group(edge, ink)] = true
+    now = c
+goal: empty(cells where not wet) or seen((0, 0)) == 3
+init:
+    now = ink[(0, 0)]
+    wet[region((0, 0), ink == ink[(0, 0)])] = true
+level grid:
+    '0'..'2' : ink = value
+"""
+
+
+def test_show_draws_a_layer_as_its_show_rule_says(run, write):
+    """The board drawn is the `show` rule's value at each cell, not the layer the rules keep; a `show` rule that
+    faults is a located error (exit 2), after the boards drawn before it."""
+    level = write("spill.txt", "0120\n1201\n")
+    r = run("show", write("spill.grl", SPILL.replace("SHOWN", "seen(here)")), level, "--solution", "1")
+    assert r.code == 1, r.all
+    assert "move 1/1: 1\nboard   wet\n1120    ##..\n1201    #...\nnow = 1\n" in r.out
+    r = run("show", write("bad.grl", SPILL.replace("SHOWN", "ink[(here.row + 1, here.col)]")), level)
+    assert r.code == 2 and "Traceback" not in r.all
+    assert "bad.grl:5:11: reading layer `ink` at (2, 0), which is outside the 2x4 board" in r.err, r.err
+    assert r.out.endswith("spill.txt (2x4, spill)\n"), r.out  # (the level's title, then the fault)
 
 
 def test_show_moves_that_do_not_win_exit_1(run):
