@@ -289,25 +289,32 @@ class CompiledSystem:
     def successors(self, state, every=False):
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
-        # (the hot path of the Python searches: no _run, ~1 us less)
-        self._put(state)
-        expand = self._expand or self._entry_point("expand")
+        # (the hot path of the Python searches: no _run, no try/finally, local names; ~1 us a call in all)
         if every:
-            ab = self.work[5]
-            ab[3] = 0
+            return self._every(state)
+        one = self._one_word
+        if one is not None:
+            one[0] = state[0]
+        else:
+            self._pack(*state)
         try:
-            n = expand(self._desc)
+            n = (self._expand or self._entry_point("expand"))(self._desc)
         except ValueError as err:
             raise self._rule_error(err) from None
-        finally:
-            if every:
-                ab[3] = 1
         move, out, cost = self._views
-        texts, m, k = self.moves, move[:n].tolist(), cost[:n].tolist()
-        if self._one_word is not None:
-            s = out[:n].tolist()
-            return [(texts[m[i]], (s[i],), k[i]) for i in range(n)]
-        return list(zip(map(texts.__getitem__, m), self._states(out, n), k))
+        texts = self.moves
+        if one is not None:
+            return [(texts[m], (w,), k) for m, w, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
+        return list(zip(map(texts.__getitem__, move[:n].tolist()), self._states(out, n), cost[:n].tolist()))
+
+    def _every(self, state):
+        """successors(state, every=True): expand told to list every legal move (ab[3] = 0), not only a safe one."""
+        ab = self.work[5]
+        ab[3] = 0
+        try:
+            return self.successors(state)
+        finally:
+            ab[3] = 1
 
     def _states(self, out, n):
         """The first n rows of OUT (`out`: its flat view) as tuples of words, cut without a loop in Python."""
