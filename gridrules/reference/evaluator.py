@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
+from itertools import compress
 from typing import Callable
 
 from .. import ir
@@ -186,6 +187,7 @@ class Compiler:
     def __init__(self, game: ir.Game, board: Board, params: dict, domains: dict):
         self.game = game
         self.board = board
+        self._bits = [1 << i for i in range(board.n)]  # (cell i's bit: _layer_mask)
         self.params = params
         self.domains = domains  # name -> resolved Dom (see instance.py)
         self.defs: dict[str, Callable] = {}
@@ -393,8 +395,33 @@ class Compiler:
         at = self._at_each(self.expr(pred))
         return lambda f: lambda i: at(f, i)
 
+    def _layer_mask(self, pred: ir.Expr):
+        """mask(f): as a set, the cells where a test of one layer holds (`lit`, `not lit`, `layer == x`, `layer !=
+        x` with an x that cannot read `here`), from the layer's row in one pass, reading x when called; None for
+        other conditions. `where` calls it only for a set that is not empty, where _cell_test would read x."""
+        negated = isinstance(pred, ir.Unary) and pred.op == "not"
+        test = pred.operand if negated else pred
+        bits, full = self._bits, self.board.full
+        if isinstance(test, ir.LayerAt) and isinstance(test.cell, ir.Here) and test.ty == ir.BOOL:
+            name = test.layer
+            return lambda f: (full & ~sum(compress(bits, f.v[name]))) if negated else sum(compress(bits, f.v[name]))
+        if (not negated and isinstance(pred, ir.BinOp) and pred.op in ("==", "!=") and isinstance(pred.left, ir.LayerAt)
+                and isinstance(pred.left.cell, ir.Here) and here_free(pred.right)):
+            name, x, equal = pred.left.layer, self.expr(pred.right), pred.op == "=="
+
+            def mask(f):
+                v = x(f)
+                m = sum(compress(bits, [c == v for c in f.v[name]]))
+                return m if equal else full & ~m
+
+            return mask
+        return None
+
     def x_Where(self, e):
-        s, bind = self.expr(e.cells), self._cell_test(e.pred)
+        s, mask = self.expr(e.cells), self._layer_mask(e.pred)
+        if mask is not None:
+            return lambda f: (lambda cells: cells & mask(f) if cells else 0)(s(f))
+        bind = self._cell_test(e.pred)
 
         def where(f):
             out, test = 0, bind(f)
