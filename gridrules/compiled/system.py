@@ -112,6 +112,7 @@ class CompiledSystem:
     def __init__(self, inst: Instance, heuristic: str | None = None, notice=None, moves=None):
         """notice(text), when given, hears that native code is about to be compiled (a first use); moves: the
         move instances to offer, as reference.system.action_instances gives them (default: all)."""
+        from ..reference.evaluator import Frame
         from ..reference.system import interpreter, live_deadlocks, min_move_cost
 
         self.inst = inst
@@ -176,6 +177,11 @@ class CompiledSystem:
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
         self.min_move_cost = min_move_cost(game, rules)
+        # each move's cost, where every action's is one number per level (successors() then reads no COST)
+        self._costs = None
+        if all(ir.params_only(a.cost) for a in game.actions):
+            costs = [rules.expr(game.actions[ai].cost)(Frame({}, 0)) for _, ai, _ in moves]
+            self._costs = costs if all(k >= 0 for k in costs) else None  # (a negative one: expand reports it)
         self.scored = game.score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
         # (a DeadlockSystem: searches skip states where is_dead holds; the generated test holds every condition,
@@ -302,8 +308,10 @@ class CompiledSystem:
         except ValueError as err:
             raise self._rule_error(err) from None
         move, out, cost = self._views
-        texts = self.moves
+        texts, costs = self.moves, self._costs
         if one is not None:
+            if costs is not None:
+                return [(texts[m], (w,), costs[m]) for m, w in zip(move[:n].tolist(), out[:n].tolist())]
             return [(texts[m], (w,), k) for m, w, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
         return list(zip(map(texts.__getitem__, move[:n].tolist()), self._states(out, n), cost[:n].tolist()))
 
