@@ -310,7 +310,7 @@ class Lowering:
         self.cell_at: dict[int, str] = {}  # a cell local that only indexes layers -> its cell's index (s_For)
         self.same_rows: dict[str, tuple[str, str]] = {}  # ... and whose equal edges (`group`), in these rows
         # A static layer's value masks and equal edges are the level's: BM rows the system fills once a level
-        # (system.static_masks), from these tables: layer -> its first row.
+        # (system._static_rows), from these tables: layer -> its first row.
         self.static_masks: dict[str, int] = {}
         self.static_edges: dict[str, int] = {}
         self.pair_actions: dict[int, int] = {}  # actions whose moves expand lists by buckets -> their join step

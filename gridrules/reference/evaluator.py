@@ -384,7 +384,7 @@ class Compiler:
             return bind_layer
         negated = isinstance(pred, ir.Unary) and pred.op == "not"
         layer = pred.operand if negated else pred
-        if isinstance(layer, ir.LayerAt) and isinstance(layer.cell, ir.Here):  # `lit`, `not lit`: a bool layer
+        if isinstance(layer, ir.LayerAt) and isinstance(layer.cell, ir.Here) and layer.ty == ir.BOOL:  # lit, not lit
             name = layer.layer
 
             def bind_bool(f):
