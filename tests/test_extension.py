@@ -72,6 +72,27 @@ def test_a_failed_build_leaves_its_reason_and_is_not_tried_again(folder, monkeyp
     assert api.solve(system, "astar").cost == 3  # (numba's JIT runs the search, as before)
 
 
+def test_a_module_numba_compiles_only_with_reference_counting_is_tried_without_once(tmp_path, monkeypatch):
+    """The first build of a module numba refuses without reference counting tries that, notes the refusal and
+    builds with counting; a build for another board shape reads the note and does not try again."""
+    from numba.core.errors import NumbaError
+
+    module = tmp_path / "gridrules_gen_x.py"
+    module.write_text(api.system(api.load("floodit", str(FLOODIT))[1]).source)
+    tried = []
+
+    def compile_(source, loop, dead, out):
+        tried.append((Path(out).name, "without reference counting" in source.splitlines()[0]))
+        if tried[-1][1]:
+            raise NumbaError("cannot allocate without NRT")
+
+    monkeypatch.setattr(extension, "_compile", compile_)
+    extension._build(str(module), "best_first", False, (3, 3, ()), str(tmp_path / "a.so"))
+    extension._build(str(module), "best_first", False, (5, 5, ()), str(tmp_path / "b.so"))
+    assert tried == [("a.so", True), ("a.so", False), ("b.so", False)]
+    assert "cannot allocate without NRT" in (tmp_path / "gridrules_gen_x.counts").read_text()
+
+
 def test_an_extension_module_that_does_not_load_is_noted_and_the_jit_runs_the_search(folder):
     inst = api.load("floodit", str(FLOODIT))[1]
     system = api.system(inst)

@@ -268,7 +268,9 @@ def _wrapper(loop_name: str, entries: dict):
 def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str) -> None:
     """Compile the generated module at module_path, made for a board of this shape, with loops.<loop_name> (and
     loops.rehash) into the extension module `out`: without numba's reference counting where the module allows
-    it, else with it (codegen.for_board)."""
+    it, else with it (codegen.for_board), and then a note beside `out` (MODULE.counts) says so for its later
+    builds."""
+    from ..cache import write_atomic
     from . import import_numba
     from .codegen import for_board
 
@@ -276,10 +278,15 @@ def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str)
     from numba.core.errors import NumbaError
 
     text = Path(module_path).read_text()
-    try:
-        _compile(for_board(text, *board, refcounts=False), loop_name, dead, out)
-    except NumbaError:  # (the module allocates an array, or returns one it was not given)
-        _compile(for_board(text, *board), loop_name, dead, out)
+    # (numba's refusal is the module's, whatever the board: its note spares the other board shapes the attempt)
+    counts = Path(out).parent / (Path(module_path).stem + ".counts")
+    if not counts.exists():
+        try:
+            _compile(for_board(text, *board, refcounts=False), loop_name, dead, out)
+            return
+        except NumbaError as err:  # (the module allocates an array, or returns one it was not given)
+            write_atomic(counts, f"numba compiles it only with reference counting:\n{err}\n".encode())
+    _compile(for_board(text, *board), loop_name, dead, out)
 
 
 def _compile(source: str, loop_name: str, dead: bool, out: str) -> None:
