@@ -398,7 +398,7 @@ class Compiler:
     def _layer_mask(self, pred: ir.Expr):
         """mask(f): as a set, the cells where a test of one layer holds (`lit`, `not lit`, `layer == x`, `layer !=
         x` with an x that cannot read `here`), from the layer's row in one pass, reading x when called; None for
-        other conditions. `where` calls it only for a set that is not empty, where _cell_test would read x."""
+        other conditions. `where` calls it only for a set of many cells, where _cell_test would read x too."""
         negated = isinstance(pred, ir.Unary) and pred.op == "not"
         test = pred.operand if negated else pred
         bits, full = self._bits, self.board.full
@@ -418,14 +418,15 @@ class Compiler:
         return None
 
     def x_Where(self, e):
-        s, mask = self.expr(e.cells), self._layer_mask(e.pred)
-        if mask is not None:
-            return lambda f: (lambda cells: cells & mask(f) if cells else 0)(s(f))
-        bind = self._cell_test(e.pred)
+        s, mask, bind = self.expr(e.cells), self._layer_mask(e.pred), self._cell_test(e.pred)
+        few = self.board.n // 8  # (up to this many cells, testing each is quicker than a pass over the layer)
 
         def where(f):
+            cells = s(f)
+            if mask is not None and cells.bit_count() > few:
+                return cells & mask(f)
             out, test = 0, bind(f)
-            for i in iter_bits(s(f)):
+            for i in iter_bits(cells):
                 if test(i):
                     out |= 1 << i
             return out
