@@ -2056,9 +2056,14 @@ _VIEWS = {"s": "u1", "OUT": "u2", "BM": "u2", "SL": "i2", "MARG": "i2", "D0": "i
 def _entry(name: str, signature: str, args: list[str], body: list[str]) -> str:
     """An entry point, which borrows its arrays (runtime.borrow: the many calls below it then count no
     references), and `{name}_at`, the same called from Python with the arrays in one descriptor (runtime.u1 and
-    its kin read it; system._descriptor makes it with a row of three slots per array of _EXPAND_ARGS), compiled
-    at its first use (system.CompiledSystem._entry_point)."""
+    its kin read it; system._descriptor makes it with a row of three slots per array of _EXPAND_ARGS, then
+    expand_at's listing), compiled at its first use (system.CompiledSystem._entry_point)."""
     borrow = "    " + "; ".join(f"{a} = rt.borrow({a})" for a in args)
-    views = ", ".join(f"rt.{_VIEWS.get(a, 'i1')}(d, {3 * _EXPAND_ARGS.index(a)})" for a in args)
+    view = {a: f"rt.{_VIEWS.get(a, 'i1')}(d, {3 * _EXPAND_ARGS.index(a)})" for a in _EXPAND_ARGS}
+    at = [f"    return {name}({', '.join(view[a] for a in args)})"]
+    if name == "expand":  # (for Python, also listed in one row: the descriptor's last array)
+        at = [f"    n = {name}({', '.join(view[a] for a in args)})",
+              f"    rt.list_successors(n, {view['MOVE']}, {view['OUT']}, {view['COST']}, "
+              f"rt.i1(d, {3 * len(_EXPAND_ARGS)}))", "    return n"]
     return "\n".join([f"@njit({signature}, cache=True)", f"def {name}({', '.join(args)}):", borrow, *body, "",
-                      "@njit(cache=True)", f"def {name}_at(d):", f"    return {name}({views})"])
+                      "@njit(cache=True)", f"def {name}_at(d):", *at])

@@ -120,6 +120,20 @@ def i2(d, k):
     return carray(_i64_at(d[k]), (d[k + 1], d[k + 2]))
 
 
+@njit(cache=True)
+def list_successors(n, MOVE, OUT, COST, LIST):
+    """expand's first n successors as rows of LIST (its words as int64 bits), each the move's number, the
+    state's words and the cost: Python reads them all with one struct call (system.CompiledSystem.successors)."""
+    words = OUT.shape[1]
+    at = 0
+    for k in range(n):
+        LIST[at] = MOVE[k]
+        for w in range(words):
+            LIST[at + 1 + w] = np.int64(OUT[k, w])
+        LIST[at + 1 + words] = COST[k]
+        at += words + 2
+
+
 # Whole-array copies are written as loops: a slice assignment (`D[:, :] = D0`) makes numba compile its
 # broadcasting and error-message machinery into every caller, seconds of compile time per rule file.
 @njit(cache=True)

@@ -112,7 +112,6 @@ class CompiledSystem:
     def __init__(self, inst: Instance, heuristic: str | None = None, notice=None, moves=None):
         """notice(text), when given, hears that native code is about to be compiled (a first use); moves: the
         move instances to offer, as reference.system.action_instances gives them (default: all)."""
-        from ..reference.evaluator import Frame
         from ..reference.system import interpreter, live_deadlocks, min_move_cost
 
         self.inst = inst
@@ -166,22 +165,21 @@ class CompiledSystem:
         self.OUT = np.zeros((max(1, len(moves)), words), np.uint64)
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
         self.COST = np.zeros(max(1, len(moves)), np.int64)
-        # (memoryviews slice faster than arrays; OUT's is flat: _states cuts it into rows)
-        self._views = (memoryview(self.MOVE), memoryview(self.OUT.reshape(-1)), memoryview(self.COST))
+        # expand_at lists the successors here too, a row each (runtime.list_successors), so that Python reads
+        # them all with one struct call (_listed)
+        self.LIST = np.zeros(max(1, len(moves)) * (words + 2), np.int64)
+        self._list_bytes = memoryview(self.LIST).cast("B")
+        self._unpack = [None] * (len(self.MOVE) + 1)  # [n]: struct's unpack_from for n rows (_unpacker)
+        self._text = self.moves.__getitem__
         self._words = words
         self._one_word = memoryview(self.S) if words == 1 else None  # (see _put)
         self._pack = functools.partial(struct.Struct(f"={words}Q").pack_into, memoryview(self.S).cast("B"), 0)
         self._expand_args = (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work)
-        self._desc = _descriptor(self._expand_args)  # (what the entry points called from Python read)
+        self._desc = _descriptor(self._expand_args + (self.LIST,))  # (what the entry points called from Python read)
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
         self.min_move_cost = min_move_cost(game, rules)
-        # each move's cost, where every action's is one number per level (successors() then reads no COST)
-        self._costs = None
-        if all(ir.params_only(a.cost) for a in game.actions):
-            costs = [rules.expr(game.actions[ai].cost)(Frame({}, 0)) for _, ai, _ in moves]
-            self._costs = costs if all(k >= 0 for k in costs) else None  # (a negative one: expand reports it)
         self.scored = game.score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
         # (a DeadlockSystem: searches skip states where is_dead holds; the generated test holds every condition,
@@ -295,7 +293,7 @@ class CompiledSystem:
     def successors(self, state, every=False):
         """The moves a search follows: every legal move, or only the first safe one when there is one (with
         `every`, every legal move regardless)."""
-        # (the hot path of the Python searches: no _run, no try/finally, local names; ~1 us a call in all)
+        # (the hot path of the Python searches: no _run, no try/finally, no loop in Python; ~1 us a call in all)
         if every:
             return self._every(state)
         one = self._one_word
@@ -307,13 +305,9 @@ class CompiledSystem:
             n = (self._expand or self._entry_point("expand"))(self._desc)
         except ValueError as err:
             raise self._rule_error(err) from None
-        move, out, cost = self._views
-        texts, costs = self.moves, self._costs
-        if one is not None:
-            if costs is not None:
-                return [(texts[m], (w,), costs[m]) for m, w in zip(move[:n].tolist(), out[:n].tolist())]
-            return [(texts[m], (w,), k) for m, w, k in zip(move[:n].tolist(), out[:n].tolist(), cost[:n].tolist())]
-        return list(zip(map(texts.__getitem__, move[:n].tolist()), self._states(out, n), cost[:n].tolist()))
+        # (zip takes each row's parts in turn: the move's number, the state's words, the cost)
+        listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
+        return list(zip(map(self._text, listed), zip(*[listed] * self._words), listed))
 
     def _every(self, state):
         """successors(state, every=True): expand told to list every legal move (ab[3] = 0), not only a safe one."""
@@ -324,10 +318,16 @@ class CompiledSystem:
         finally:
             ab[3] = 1
 
-    def _states(self, out, n):
-        """The first n rows of OUT (`out`: its flat view) as tuples of words, cut without a loop in Python."""
-        words = self._words
-        return zip(*[iter(out[:n * words].tolist())] * words)  # (each tuple takes the next `words` words)
+    def _unpacker(self, n):
+        """What reads the first n successors expand_at listed (LIST), in one flat tuple: per successor its move's
+        number, its state's words, its cost."""
+        unpack = self._unpack[n] = struct.Struct("=" + f"q{self._words}Qq" * n).unpack_from
+        return unpack
+
+    def _rows(self, n):
+        """The first n successors expand_at listed, as (move's number, state, cost)."""
+        listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
+        return zip(listed, zip(*[listed] * self._words), listed)
 
     def path_successors(self, state, after: int):
         """successors() for a path search after the commuting move numbered `after` (-1: none), with each move's
@@ -340,9 +340,8 @@ class CompiledSystem:
             n = self._run(self._expand or self._entry_point("expand"), self._desc)
         finally:
             ab[6] = -2
-        texts, (move, out, cost) = self.moves, self._views
-        return [(texts[m], row, k, -1) if m >= 0 else (texts[-1 - m], row, k, -1 - m)
-                for m, row, k in zip(move[:n].tolist(), self._states(out, n), cost[:n].tolist())]
+        texts = self.moves
+        return [(texts[m], row, k, -1) if m >= 0 else (texts[-1 - m], row, k, -1 - m) for m, row, k in self._rows(n)]
 
     def ban_successors(self, state):
         """successors() for a path search that bans moves, with each move's number and whether it ran `persists`
@@ -354,9 +353,9 @@ class CompiledSystem:
             n = self._run(self._expand or self._entry_point("expand"), self._desc)
         finally:
             ab[8] = 0
-        texts, (move, out, cost) = self.moves, self._views
+        texts = self.moves
         return [(texts[m], row, k, m, False) if m >= 0 else (texts[-1 - m], row, k, -1 - m, True)
-                for m, row, k in zip(move[:n].tolist(), self._states(out, n), cost[:n].tolist())]
+                for m, row, k in self._rows(n)]
 
     def legal_moves(self, state) -> list[str]:
         return [text for text, _, _ in self.successors(state, every=True)]
