@@ -1039,3 +1039,63 @@ def list_(ctx, out_format):
         if info["sample_levels"]:
             click.echo(f"    sample levels: {', '.join(info['sample_levels'])}")
     ctx.exit(worst(codes))
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.option("--prune", is_flag=True,
+              help="Delete what this gridrules will not read again: generated modules and their machine code made "
+                   "by another version of gridrules, numba or the runtime, and numba's caches of other copies of "
+                   "gridrules (another checkout or install, or one since removed).")
+@click.option("--clear", is_flag=True, help="Delete the whole cache: later runs compile again what they need.")
+@click.pass_context
+def cache(ctx, prune, clear):
+    """Where the cache is, what it holds and how much of it is stale; --prune or --clear frees the space.
+
+    The cache keeps the native code compiled for each game (so that a second run compiles nothing), extension
+    modules, checked rule files and the parser's tables. Anything in it may be deleted at any time. GRIDRULES_CACHE
+    moves it."""
+    import os
+
+    from .cache import PARTS, cache_dir, remove, size_of
+    from .compiled import import_numba
+
+    if prune and clear:
+        raise click.UsageError("give either --prune or --clear, not both")
+    root = cache_dir()
+    numba_folder = Path(os.environ.get("NUMBA_CACHE_DIR") or root / "numba")
+    own_numba = numba_folder.resolve() == (root / "numba").resolve()
+    if clear:
+        freed, files, problems = remove([root] if root.exists() else [])
+        click.echo(f"deleted {root}: {_size(freed)} in {files:,} files")
+    elif prune:
+        import_numba()
+        from .compiled.stale import stale_files
+
+        freed, files, problems = remove(stale_files(root / "numba" if own_numba else None))
+        click.echo(f"deleted {files:,} stale files in {root}: {_size(freed)}")
+    else:
+        total, count = size_of(root) if root.exists() else (0, 0)
+        click.echo(f"{root}: {_size(total)} in {count:,} files")
+        for name, what in PARTS.items():
+            if (root / name).exists():
+                click.echo(f"  {name + '/':<12} {what:<36} {_size(size_of(root / name)[0]):>10}")
+        import_numba()
+        from .compiled.stale import stale_files
+
+        stale = [size_of(p) for p in stale_files(root / "numba" if own_numba else None)]
+        click.echo(f"stale: {_size(sum(b for b, _ in stale))} in {sum(f for _, f in stale):,} files that this "
+                   "gridrules will not read again (`gridrules cache --prune` deletes them)")
+        problems = []
+    if not own_numba:
+        click.echo(f"numba's machine code is kept in {numba_folder} (NUMBA_CACHE_DIR), outside this cache: "
+                   "not counted nor deleted here")
+    for problem in problems:
+        _error(f"could not delete {problem}")
+    ctx.exit(EXIT_USAGE if problems else EXIT_OK)

@@ -1,0 +1,74 @@
+"""Which of the compiled backend's files in the cache this copy of gridrules will never read again
+(`gridrules cache --prune`).
+
+A generated module is named by a digest of its source and of what its machine code depends on (system._versions:
+the gridrules and numba versions, runtime.py), so a module whose name no longer matches its own text was made by
+another gridrules, numba or runtime, and so was numba's machine code for it. numba keeps the machine code of each
+source folder in a folder of its own named after that folder's path: those of folders that are not this copy's
+(another checkout or install, or one since removed) are not read by it either. Extension modules are named by a
+digest of a source they do not keep, so which of them are current cannot be told: they are kept.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from ..cache import cache_dir
+
+
+def _read_folders() -> list[Path]:
+    """The source folders whose machine code numba caches for this copy: its packages' folders and the cache's
+    folder of generated modules."""
+    import gridrules
+    import solvers
+
+    folders = [cache_dir() / "modules"]
+    for package in (gridrules, solvers):
+        root = Path(package.__file__).resolve().parent
+        folders += [root] + [p for p in root.rglob("*") if p.is_dir() and p.name != "__pycache__"]
+    return folders
+
+
+def _current_module(path: Path, runtime_digest: str) -> bool:
+    """Whether a file of the cache's `modules` folder is one this copy reads."""
+    from .system import _module_name
+
+    if path.suffix != ".py":  # (write_atomic's .tmp: one that never finished, unless it is being written now)
+        try:
+            return time.time() - path.stat().st_mtime < 3600
+        except OSError:
+            return True
+    if path.stem.startswith("_runtime_unrefcounted_"):
+        return path.stem == "_runtime_unrefcounted_" + runtime_digest
+    try:
+        return path.stem == _module_name(path.read_text())
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def stale_files(numba_folder: Path | None) -> list[Path]:
+    """The generated modules, runtime copies and numba machine code in the cache that this copy of gridrules
+    will not read again. numba_folder: where numba keeps its cache, when that is the gridrules cache's own
+    `numba` folder (None: it is elsewhere, and nothing of it is counted)."""
+    from numba.core.caching import _CacheLocator  # (how numba names a source folder's cache folder)
+
+    runtime = (Path(__file__).with_name("runtime.py")).read_bytes()
+    digest = hashlib.sha256(runtime).hexdigest()[:20]  # (as _runtime_unrefcounted names its copy)
+    modules = cache_dir() / "modules"
+    stale, current = [], set()
+    for path in sorted(modules.iterdir()) if modules.is_dir() else ():
+        if path.is_file() and _current_module(path, digest):
+            current.add(path.stem)
+        elif path.is_file():
+            stale.append(path)
+    if numba_folder is None or not numba_folder.is_dir():
+        return stale
+    ours = {_CacheLocator.get_suitable_cache_subpath(str(folder / "x.py")) for folder in _read_folders()}
+    generated = _CacheLocator.get_suitable_cache_subpath(str(modules / "x.py"))
+    for folder in sorted(numba_folder.iterdir()):
+        if not folder.is_dir() or folder.name not in ours:
+            stale.append(folder)
+        elif folder.name == generated:  # (each file names its module first: NAME.function-line.pyXY.nbi)
+            stale += [p for p in sorted(folder.iterdir()) if p.name.split(".")[0] not in current]
+    return stale

@@ -1,0 +1,114 @@
+"""`gridrules cache`: what the cache holds, what is stale, and deleting it."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from gridrules.compiled import system as compiled_system
+from gridrules.compiled.stale import _read_folders
+
+
+def _numba_folder_name(folder: Path) -> str:
+    from numba.core.caching import _CacheLocator
+
+    return _CacheLocator.get_suitable_cache_subpath(str(folder / "x.py"))
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A cache of a current generated module and a stale one (made by another gridrules: its name no longer
+    matches its text), the current runtime copy and an old one, numba's machine code of each, numba's cache of a
+    copy of gridrules elsewhere, and files the pruning leaves alone (an extension module, a checked rule file)."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("GRIDRULES_CACHE", str(root))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(root / "numba"))
+    modules = root / "modules"
+    modules.mkdir(parents=True)
+    text = "def expand():\n    return 0\n"
+    current = compiled_system._module_name(text)
+    (modules / f"{current}.py").write_text(text)
+    (modules / "gridrules_gen_0123456789abcdef0123.py").write_text(text)
+    digest = hashlib.sha256(Path(compiled_system.__file__).with_name("runtime.py").read_bytes()).hexdigest()[:20]
+    (modules / f"_runtime_unrefcounted_{digest}.py").write_text("# the runtime\n")
+    (modules / "_runtime_unrefcounted_00000000000000000000.py").write_text("# an old runtime\n")
+    machine = root / "numba" / _numba_folder_name(modules)
+    machine.mkdir(parents=True)
+    for stem in (current, "gridrules_gen_0123456789abcdef0123", f"_runtime_unrefcounted_{digest}",
+                 "_runtime_unrefcounted_00000000000000000000"):
+        (machine / f"{stem}.expand-1.py311.nbi").write_bytes(b"i" * 100)
+        (machine / f"{stem}.expand-1.py311.1.nbc").write_bytes(b"c" * 1000)
+    ours = root / "numba" / _numba_folder_name(_read_folders()[1])  # (this copy's own gridrules package)
+    ours.mkdir()
+    (ours / "runtime.popcount-38.py311.nbi").write_bytes(b"i" * 10)
+    other = root / "numba" / "compiled_0000000000000000000000000000000000000000"
+    other.mkdir()
+    (other / "runtime.popcount-38.py311.nbi").write_bytes(b"i" * 10_000)
+    (root / "extensions").mkdir()
+    (root / "extensions" / "gridrules_ext_00.so").write_bytes(b"x" * 50)
+    (root / "rules").mkdir()
+    (root / "rules" / "00.pickle").write_bytes(b"r" * 20)
+    return root, current, digest
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def test_cache_reports_its_parts_and_what_is_stale(run, cache):
+    root, _, _ = cache
+    r = run("cache")
+    assert r.code == 0, r.all
+    lines = r.out.splitlines()
+    assert lines[0] == f"{root}: 14.6 kB in 16 files"
+    assert any(line.split()[:2] == ["numba/", "machine"] for line in lines)
+    assert any(line.split()[0] == "extensions/" and line.endswith("50 bytes") for line in lines)
+    # stale: the old module and the old runtime (their sources and machine code), the other copy's machine code
+    assert lines[-1].startswith("stale: 12.2 kB in 7 files that this gridrules will not read again")
+    assert len(_files(root)) == 16  # (nothing deleted)
+
+
+def test_prune_deletes_only_what_this_gridrules_will_not_read(run, cache):
+    root, current, digest = cache
+    before = _files(root)
+    r = run("cache", "--prune")
+    assert r.code == 0, r.all
+    assert r.out == f"deleted 7 stale files in {root}: 12.2 kB\n"
+    gone = before - _files(root)
+    machine = f"numba/{_numba_folder_name(root / 'modules')}"
+    assert gone == {"modules/gridrules_gen_0123456789abcdef0123.py",
+                    "modules/_runtime_unrefcounted_00000000000000000000.py",
+                    f"{machine}/gridrules_gen_0123456789abcdef0123.expand-1.py311.nbi",
+                    f"{machine}/gridrules_gen_0123456789abcdef0123.expand-1.py311.1.nbc",
+                    f"{machine}/_runtime_unrefcounted_00000000000000000000.expand-1.py311.nbi",
+                    f"{machine}/_runtime_unrefcounted_00000000000000000000.expand-1.py311.1.nbc",
+                    "numba/compiled_0000000000000000000000000000000000000000/runtime.popcount-38.py311.nbi"}
+    assert f"modules/{current}.py" in _files(root) and f"modules/_runtime_unrefcounted_{digest}.py" in _files(root)
+    assert run("cache").out.splitlines()[-1].startswith("stale: 0 bytes in 0 files")
+
+
+def test_clear_deletes_the_whole_cache(run, cache):
+    root, _, _ = cache
+    r = run("cache", "--clear")
+    assert r.code == 0, r.all
+    assert r.out == f"deleted {root}: 14.6 kB in 16 files\n"
+    assert not root.exists()
+    r = run("cache")  # (an empty cache is no error)
+    assert r.code == 0 and r.out.startswith(f"{root}: 0 bytes in 0 files\n")
+
+
+def test_prune_and_clear_together_are_a_usage_error(run, cache):
+    root, _, _ = cache
+    r = run("cache", "--prune", "--clear")
+    assert r.code == 2 and "give either --prune or --clear, not both" in r.err and "Traceback" not in r.all
+    assert len(_files(root)) == 16
+
+
+def test_machine_code_kept_outside_the_cache_is_left_alone(run, cache, tmp_path, monkeypatch):
+    root, _, _ = cache
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "elsewhere"))
+    r = run("cache", "--prune")
+    assert r.code == 0, r.all
+    assert f"numba's machine code is kept in {tmp_path / 'elsewhere'} (NUMBA_CACHE_DIR)" in r.out
+    assert r.out.startswith(f"deleted 2 stale files in {root}: ")  # (the two stale sources only)
