@@ -125,7 +125,9 @@ class Checker:
                 elif not by_name[other.id].admissible:
                     self.error(f"heuristic `{other.id}` is not admissible: the default maximum leaves it out "
                                "already", other, "drop it from `dominates`")
-                elif other.id not in kept:
+                elif other.id in kept:
+                    self.warn(f"heuristic `{other.id}` is named twice after `dominates`", other, "drop the second")
+                else:
                     kept.append(other.id)
             edges[h.name] = tuple(kept)
         in_circle: set[str] = set()
