@@ -221,8 +221,10 @@ class CompiledSystem:
         n = inst.rows * inst.cols
         sl = np.zeros((max(1, len(low.static_layers)), n), np.int64)
         for li, name in enumerate(low.static_layers):
-            sl[li] = [inst.code(name, x) + (inst.doms[name].lo if inst.doms[name].kind == "int" else 0)
-                      for x in inst.statics[name]]
+            if inst.doms[name].kind in ("int", "bool", "enum", "dir"):  # (the value itself: no call per cell)
+                sl[li] = inst.statics[name]
+            else:
+                sl[li] = [inst.code(name, x) for x in inst.statics[name]]
         sg = np.zeros(low.nsg, np.int64)
         sg[: low.header] = header_values(low)
         for name, (arr, off, width) in low.gslots.items():
@@ -453,12 +455,11 @@ def pair_tables(inst: Instance, actions, moves) -> np.ndarray:
 def _descriptor(arrays) -> np.ndarray:
     """Where the arrays lie, for the generated `_at` entry points (codegen._entry): per array its address and
     shape in three slots. They must stay alive, unmoved and C-contiguous while it is used: the system holds them."""
-    d = np.zeros(3 * len(arrays), np.int64)
+    d = []
     for k, a in enumerate(arrays):
         assert a.flags.c_contiguous and a.ndim <= 2 and a.dtype in (np.int64, np.uint64), (k, a.dtype, a.shape)
-        d[3 * k] = a.ctypes.data
-        d[3 * k + 1: 3 * k + 1 + a.ndim] = a.shape
-    return d
+        d += [a.ctypes.data, *a.shape, *(0,) * (2 - a.ndim)]
+    return np.array(d, np.int64)
 
 
 BAN_SLOTS = 1 << 12  # the ban table's capacity (runtime.ban): up to half of it banned at once, more not recorded
@@ -499,22 +500,22 @@ def _static_rows(low, SL: np.ndarray, bm: np.ndarray, cols: int) -> None:
     words = bm.shape[1]
 
     def bits(cells: np.ndarray) -> np.ndarray:
-        padded = np.zeros(words * 64, bool)
-        padded[:n] = cells
-        return np.packbits(padded.reshape(words, 64), axis=1, bitorder="little").view("<u8").reshape(words)
+        """Rows of cells (bool, k x n) as rows of bit words (k x words)."""
+        padded = np.zeros((len(cells), words * 64), bool)
+        padded[:, :n] = cells
+        return np.packbits(padded.reshape(-1, 64), axis=1, bitorder="little").view("<u8").reshape(len(cells), words)
 
     for layer, first in low.static_masks.items():
         row = SL[low.static_layers.index(layer)]
         lo, count = low.codes(layer)
-        for j in range(count):
-            bm[first + j] = bits(row == lo + j)
+        bm[first: first + count] = bits(row == np.arange(lo, lo + count)[:, None])
     last = np.arange(n) % cols == cols - 1
     for layer, first in low.static_edges.items():
         row = SL[low.static_layers.index(layer)]
-        right, down = np.zeros(n, bool), np.zeros(n, bool)
-        right[:-1] = (row[:-1] == row[1:]) & ~last[:-1]
-        down[: n - cols] = row[: n - cols] == row[cols:]
-        bm[first], bm[first + 1] = bits(right), bits(down)
+        edges = np.zeros((2, n), bool)  # (equal to the right neighbour, equal to the lower one)
+        edges[0, :-1] = (row[:-1] == row[1:]) & ~last[:-1]
+        edges[1, : n - cols] = row[: n - cols] == row[cols:]
+        bm[first: first + 2] = bits(edges)
 
 
 def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
