@@ -52,6 +52,15 @@ def _cell_code(c, rows, cols):
 
 
 @functools.cache
+@functools.lru_cache(maxsize=16)
+def _code_of_digits(planes: int) -> dict[tuple[str, ...], int]:
+    """A cell's code from its digits read across `planes` planes, highest bit first: ("1", "0", "1") -> 5."""
+    return {tuple(format(c, f"0{planes}b")): c for c in range(1 << planes)}
+
+
+_TRUTH = {"0": False, "1": True}
+
+
 def _plane_digits(count: int, bit: int) -> str:
     """For codes 0..count-1, the digit of their bit `bit`: a string indexed by code."""
     return "".join("1" if c >> bit & 1 else "0" for c in range(count))
@@ -208,7 +217,13 @@ class Instance:
             top = max(planes)
             # each cell's code, its bits read across the planes (highest first) as one binary numeral
             rows = [planes.get(b, "0" * n) for b in range(top, -1, -1)]
-            codes = [int(t, 2) for t in rows[0]] if top == 0 else [int("".join(t), 2) for t in zip(*rows)]
+            if top == 0 and self.doms[name].kind == "bool":
+                out[name] = list(map(_TRUTH.__getitem__, rows[0]))
+                continue
+            if top < 8:  # (a table of every code's digits: one lookup a cell, no int() of a string)
+                codes = list(map(_code_of_digits(top + 1).__getitem__, zip(*rows)))
+            else:
+                codes = [int("".join(t), 2) for t in zip(*rows)]
             out[name] = self._decoded(name, codes)
         for name in self.dims:
             if name in self.dynamic:

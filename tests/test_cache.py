@@ -94,9 +94,11 @@ def test_needs_compiling_looks_up_the_index_files_numba_writes(monkeypatch):
     (inst, _) = api.load("floodit", str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"))
     native = api.system(inst)
     native.successors(inst.initial)  # (compiled now, or loaded from numba's cache: its files exist either way)
-    monkeypatch.delitem(sys.modules, _module_name(native.source))  # (a module already imported needs nothing)
-    assert not needs_compiling(native.source)
-    assert needs_compiling(native.source + "# another module\n")
+    loaded = native.jit_source  # (the module numba's JIT runs: the generated one without reference counting)
+    assert loaded != native.source and "_nrt=False" in loaded
+    monkeypatch.delitem(sys.modules, _module_name(loaded))  # (a module already imported needs nothing)
+    assert not needs_compiling(loaded)
+    assert needs_compiling(loaded + "# another module\n")
 
 
 LAZY = r"""

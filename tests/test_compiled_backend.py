@@ -506,6 +506,31 @@ def test_code_without_reference_counting_never_gets_a_helper_compiled_with_it():
             load_module(for_board(source, inst.rows, inst.cols, refcounts=False))
 
 
+def test_the_jit_runs_modules_without_reference_counting_unless_numba_refuses(tmp_path, monkeypatch):
+    """numba's JIT runs a generated module without reference counting (codegen.without_refcounts: Flood-It,
+    Bloxorz); Drops' chain reactions allocate, which numba refuses so: the refusal is noted beside the modules, the
+    module runs as generated (its moves as the reference's), and later systems go straight to it."""
+    import gridrules.compiled.system as compiled
+    from gridrules.compiled.codegen import without_refcounts
+
+    floodit = load("floodit", str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"))[-1]
+    lean = system(floodit, "compiled")
+    lean.successors(floodit.initial)
+    assert lean.jit_source == without_refcounts(lean.source) and "_nrt=False" in lean.jit_source
+
+    inst = load("drops", str(ROOT / "rulesets/drops/levels/seed000.txt"))[0]
+    source = system(inst, "compiled").source
+    note = compiled._refusal(without_refcounts(source))
+    if note.exists():  # (refused before, in this cache: moved aside, so that numba is asked again; made anew)
+        monkeypatch.setattr(compiled, "_LEAN", {})
+        note.replace(tmp_path / note.name)
+    counted = system(inst, "compiled")
+    assert counted.successors(inst.initial) == system(inst, "reference").successors(inst.initial)
+    assert counted.jit_source == source and note.exists() and "reference counting" in note.read_text()
+    monkeypatch.setattr(compiled, "_LEAN", {})
+    assert compiled.jit_source(source) == source  # (the note is read: no second try)
+
+
 def test_levels_that_differ_only_in_contents_generate_their_module_once(monkeypatch):
     """A file of many boards generates the module's source once per board size, parameters and heuristic
     (system._generated), and every board still solves as the reference backend solves it; the faults of each

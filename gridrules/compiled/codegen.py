@@ -50,11 +50,8 @@ def for_board(source: str, rows: int, cols: int, layout: tuple = (), refcounts: 
     that says where the state's fields lie (header_values), those places become constants too: decoding and
     encoding a state then shift and mask by amounts known in advance.
 
-    Without `refcounts`, every function is compiled without numba's reference counting, and with the helpers of
-    _runtime_unrefcounted: the arrays the code works on are all borrowed (runtime.borrow) or views of them, so
-    counting their references is work for nothing (about half of Flood-It's heuristic). numba refuses to compile
-    such code where it allocates an array or returns one it was not given: that module is then built with
-    reference counting (extension._build)."""
+    Without `refcounts`, as without_refcounts makes it (about half of Flood-It's heuristic is reference counting);
+    numba refuses some modules so: they are then built with reference counting (extension._build)."""
     n = rows * cols
     shape = {"ROWS": rows, "COLS": cols, "N": n, "K": max(1, -(-n // 64))}  # (header_values' K)
     for name, value in shape.items():
@@ -63,14 +60,22 @@ def for_board(source: str, rows: int, cols: int, layout: tuple = (), refcounts: 
         source = re.sub(r"\bSG\[(\d+)\]", lambda m: f"({layout[int(m[1])]})" if int(m[1]) < len(layout) else m[0],
                         source)
     if not refcounts:
-        if _RUNTIME not in source:  # (else it would call runtime.py's own helpers: see _runtime_unrefcounted)
-            raise ValueError("a generated module without generate's import of the helpers")
-        # (not the `_at` entries, which Python calls: they make arrays of a descriptor's memory)
-        entries = "|".join(_ENTRIES)
-        source = re.sub(rf"^@njit\((.*)\)$(?!\ndef (?:{entries})_at\()", r"@njit(\1, _nrt=False)", source,
-                        flags=re.M)
-        source = source.replace(_RUNTIME, "from gridrules.compiled import _runtime_unrefcounted as rt")
+        source = without_refcounts(source)
     return f"# Made for a {rows}x{cols} board{'' if refcounts else ', without reference counting'}.\n" + source
+
+
+def without_refcounts(source: str) -> str:
+    """A generated module's source with every function compiled without numba's reference counting, but the
+    `_at` entries (Python calls them: they make arrays of a descriptor's memory), and with the helpers of
+    _runtime_unrefcounted. The arrays the code works on are all borrowed (runtime.borrow) or views of them, so
+    counting their references is work for nothing (Bloxorz's `expand`: ~1.4x quicker without). numba refuses to
+    compile such code where it allocates an array or returns one it was not given (Drops' chain reactions grow
+    their particle table): the module is then used as generated (system._jit_module, extension._build)."""
+    if _RUNTIME not in source:  # (else it would call runtime.py's own helpers: see _runtime_unrefcounted)
+        raise ValueError("a generated module without generate's import of the helpers")
+    entries = "|".join(_ENTRIES)
+    source = re.sub(rf"^@njit\((.*)\)$(?!\ndef (?:{entries})_at\()", r"@njit(\1, _nrt=False)", source, flags=re.M)
+    return source.replace(_RUNTIME, "from gridrules.compiled import _runtime_unrefcounted as rt")
 
 
 def _board_names(lines: list[str]) -> list[str]:

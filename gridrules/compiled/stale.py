@@ -31,14 +31,9 @@ def _read_folders() -> list[Path]:
 
 
 def _current_module(path: Path, runtime_digest: str) -> bool:
-    """Whether a file of the cache's `modules` folder is one this copy reads."""
+    """Whether a module of the cache's `modules` folder is one this copy reads."""
     from .system import _module_name
 
-    if path.suffix != ".py":  # (write_atomic's .tmp: one that never finished, unless it is being written now)
-        try:
-            return time.time() - path.stat().st_mtime < 3600
-        except OSError:
-            return True
     if path.stem.startswith("_runtime_unrefcounted_"):
         return path.stem == "_runtime_unrefcounted_" + runtime_digest
     try:
@@ -57,11 +52,22 @@ def stale_files(numba_folder: Path | None) -> list[Path]:
     digest = hashlib.sha256(runtime).hexdigest()[:20]  # (as _runtime_unrefcounted names its copy)
     modules = cache_dir() / "modules"
     stale, current = [], set()
-    for path in sorted(modules.iterdir()) if modules.is_dir() else ():
-        if path.is_file() and _current_module(path, digest):
+    files = [p for p in sorted(modules.iterdir()) if p.is_file()] if modules.is_dir() else []
+    for path in files:
+        if path.suffix == ".py" and _current_module(path, digest):
             current.add(path.stem)
-        elif path.is_file():
+        elif path.suffix == ".py":
             stale.append(path)
+    for path in files:
+        if path.suffix == ".counts":  # (system._refusal's note: numba refused the module without counting)
+            if path.stem not in current:
+                stale.append(path)
+        elif path.suffix != ".py":  # (write_atomic's .tmp: one that never finished, unless it is being written now)
+            try:
+                if time.time() - path.stat().st_mtime > 3600:
+                    stale.append(path)
+            except OSError:
+                pass
     if numba_folder is None or not numba_folder.is_dir():
         return stale
     ours = {_CacheLocator.get_suitable_cache_subpath(str(folder / "x.py")) for folder in _read_folders()}

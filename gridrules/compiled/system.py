@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from . import about_to_compile, cache_dir, extension, numba_index
-from ..cache import write_atomic
+from ..cache import store, write_atomic
 from .. import ir
-from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room
+from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room, without_refcounts
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance, PerRules
 
@@ -60,6 +60,24 @@ def module_file(source: str) -> Path:
     if not path.exists() or path.read_text() != source:
         write_atomic(path, source.encode())
     return path
+
+
+_LEAN: dict[str, str] = {}  # generated source -> jit_source's answer
+
+
+def jit_source(source: str) -> str:
+    """The source of the module that numba's JIT runs for a generated one: without reference counting
+    (codegen.without_refcounts), unless numba has refused to compile it so (a note beside the generated modules
+    says so, and the generated source itself is run)."""
+    lean = _LEAN.get(source)
+    if lean is None:
+        lean = without_refcounts(source)
+        lean = _LEAN[source] = source if _refusal(lean).exists() else lean
+    return lean
+
+
+def _refusal(lean: str) -> Path:
+    return cache_dir() / "modules" / f"{_module_name(lean)}.counts"
 
 
 def load_module(source: str):
@@ -126,6 +144,7 @@ class CompiledSystem:
         self.faults = low.errors
         self.notice = notice
         self._mod = None  # (see mod)
+        self.jit_source = None  # the source of `mod`, once loaded: jit_source's
         self.moves = [text for text, _, _ in moves]
         # MARG row m: column 0 the group of moves written like move m (-1 when its text is unique: two legal
         # moves of one group are a rule error, which expand checks), then move m's arguments.
@@ -191,10 +210,20 @@ class CompiledSystem:
         """The generated module (numba's JIT), imported at its first use: a search run by an extension module
         never needs it."""
         if self._mod is None:
-            if needs_compiling(self.source):
+            source = self.jit_source = jit_source(self.source)
+            if needs_compiling(source):
                 about_to_compile(self.notice, _compiling(self.inst.game))
                 _warm_up_loop(self.inst.game, self.notice)
-            self._mod = load_module(self.source)
+            if source is not self.source:
+                from numba.core.errors import NumbaError
+
+                try:
+                    self._mod = load_module(source)
+                except NumbaError as err:  # (numba compiles it only with reference counting: not tried again)
+                    store(_refusal(source), f"numba compiles it only with reference counting:\n{err}\n".encode())
+                    _LEAN[self.source] = self.jit_source = source = self.source
+            if self._mod is None:
+                self._mod = load_module(source)
         return self._mod
 
     def native_loop(self, name: str):
@@ -247,7 +276,7 @@ class CompiledSystem:
         if fn is None:
             fn = getattr(self.mod, name + "_at")
             if not fn.signatures:
-                if not _cached(self.source, name + "_at"):
+                if not _cached(self.jit_source, name + "_at"):
                     about_to_compile(self.notice, _compiling(self.inst.game))
                 fn.compile(_at_signature(name))
             fn = self._entry[name] = fn.overloads[fn.signatures[0]].entry_point
