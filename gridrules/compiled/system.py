@@ -185,7 +185,7 @@ class CompiledSystem:
         self.MOVE = np.zeros(max(1, len(moves)), np.int64)
         self.COST = np.zeros(max(1, len(moves)), np.int64)
         # expand_at lists the successors here too, a row each (runtime.list_successors), so that Python reads
-        # them all with one struct call (_listed)
+        # them all with one struct call (_unpacker)
         self.LIST = np.zeros(max(1, len(moves)) * (words + 2), np.int64)
         self._list_bytes = memoryview(self.LIST).cast("B")
         self._unpack = [None] * (len(self.MOVE) + 1)  # [n]: struct's unpack_from for n rows (_unpacker)
