@@ -118,6 +118,9 @@ def bench_env() -> dict:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(seeds.BUILD / "pycache")
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # (as gridrules' CLI sets for itself: OpenBLAS's threads spin after numpy's import, taking a core from the
+    # search; the in-process worker imports numpy without the CLI)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     return env
 
 
