@@ -25,7 +25,7 @@ def _read_folders() -> list[Path]:
 
     folders = [cache_dir() / "modules"]
     for package in (gridrules, solvers):
-        root = Path(package.__file__).resolve().parent
+        root = Path(package.__file__).parent  # (as imported, not resolved: numba names the folder from __file__)
         folders += [root] + [p for p in root.rglob("*") if p.is_dir() and p.name != "__pycache__"]
     return folders
 
