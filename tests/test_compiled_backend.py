@@ -473,7 +473,7 @@ def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset
             load_module(uncounted)
     for source in variants:
         shaped = system(inst, "compiled")
-        shaped._mod = load_module(source)
+        shaped._mod, shaped.jit_source = load_module(source), source
         seen, todo = {generic.initial()}, deque([generic.initial()])
         while todo and len(seen) < 400:
             state = todo.popleft()
