@@ -52,7 +52,6 @@ def _cell_code(c, rows, cols):
 
 
 @functools.cache
-@functools.lru_cache(maxsize=16)
 def _code_of_digits(planes: int) -> dict[tuple[str, ...], int]:
     """A cell's code from its digits read across `planes` planes, highest bit first: ("1", "0", "1") -> 5."""
     return {tuple(format(c, f"0{planes}b")): c for c in range(1 << planes)}
@@ -61,6 +60,7 @@ def _code_of_digits(planes: int) -> dict[tuple[str, ...], int]:
 _TRUTH = {"0": False, "1": True}
 
 
+@functools.cache
 def _plane_digits(count: int, bit: int) -> str:
     """For codes 0..count-1, the digit of their bit `bit`: a string indexed by code."""
     return "".join("1" if c >> bit & 1 else "0" for c in range(count))
