@@ -7,6 +7,8 @@ order; arrays are flat lists.
 """
 from __future__ import annotations
 
+import functools
+
 import dataclasses
 from collections import deque
 from itertools import compress
@@ -179,6 +181,17 @@ class Board:
 
     def neighbours(self, s: int) -> int:
         return self.grow(s) & ~s
+
+    @property
+    def adjacent(self) -> tuple[tuple[int, ...], ...]:
+        """Per cell, the indices of its 4-neighbours on the board (worked out once per board size)."""
+        return _adjacent(self.rows, self.cols)
+
+
+@functools.cache
+def _adjacent(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(r2 * cols + c2 for r2, c2 in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c))
+                       if 0 <= r2 < rows and 0 <= c2 < cols) for r in range(rows) for c in range(cols))
 
 
 class Compiler:
@@ -503,16 +516,23 @@ class Compiler:
         s, at, board = self._as_set(seeds), self._at_each(self.expr(value)), self.board
         layer = value.layer if isinstance(value, ir.LayerAt) and isinstance(value.cell, ir.Here) else None
 
+        adjacent, bits = board.adjacent, self._bits
+
         def group(f):
             # a layer's cells as they are; any other value read at every cell, as the compiled backend does
             values = f.v[layer] if layer is not None else [at(f, i) for i in range(board.n)]
             inside = s(f)
             todo = list(iter_bits(inside))
+            seen = bytearray(board.n)
+            for i in todo:
+                seen[i] = 1
             while todo:
                 i = todo.pop()
-                for j in iter_bits(board.neighbours(1 << i) & ~inside):
-                    if values[j] == values[i]:
-                        inside |= 1 << j
+                v = values[i]
+                for j in adjacent[i]:
+                    if not seen[j] and values[j] == v:
+                        seen[j] = 1
+                        inside |= bits[j]
                         todo.append(j)
             return inside
 
