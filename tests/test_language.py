@@ -268,3 +268,21 @@ def test_dominates_reads_the_same_in_yaml_as_in_the_dsl():
     for one, names in (("dominates: b", ("b",)), ("dominates: []", ())):  # (one name alone; a list of none)
         text = yaml_text.replace("dominates: [b, c]", one)
         assert tuple(n.id for n in parse_yaml(text).decls[1].dominates) == names
+
+
+def test_ir_nodes_are_values():
+    """A checked game is immutable and compared by value (the compiled backend finds the code of equal games by
+    it): a node's fields cannot be set again, and spans take no part in equality or hashing."""
+    import dataclasses
+
+    from gridrules import ir
+
+    text = "game g\nlayer wall: bool\naction clear(c: cell):\n    wall[c] = false\ngoal: empty(cells where wall)\n"
+    game, again = compile_rules(text, "g.grl")[0], compile_rules("\n\n" + text, "g.grl")[0]
+    assert game == again and hash(game) == hash(again) and game.goals[0].span != again.goals[0].span
+    for node, name in ((game, "name"), (game.goals[0], "span"), (ir.Const(ir.Ty("int"), 1), "value")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(node, name, None)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(node, name)
+    assert dataclasses.replace(ir.Const(ir.Ty("int"), 1), value=2) == ir.Const(ir.Ty("int"), 2)
