@@ -1508,16 +1508,24 @@ def _planes_code(li: int, lo: int, at: int, nbits: int, dec: Out, enc: Out):
         dec(f"s{q} = s[p + w + {q} * K]")
         enc(f"s{q} = np.uint64(0)")
     for o in (dec, enc):
-        o("for i in range(i0, min(N, i0 + 64)):")
-        o.indent()
-        o("b = np.uint64(i - i0)")
-    dec(f"D[{li}, i] = np.int64(" + " | ".join(f"(((s{q} >> b) & np.uint64(1)) << np.uint64({q}))" for q in planes)
-        + f") + {lo}")
-    enc(f"x = np.uint64(D[{li}, i] - {lo})")
-    for q in planes:
-        enc(f"s{q} |= ((x >> np.uint64({q})) & np.uint64(1)) << b")
-    for o in (dec, enc):
-        o.dedent()
+        o("cells = min(N - i0, 64)")
+    # (a whole word's cells in a loop of known length, which the compiler unrolls and vectorizes whatever the
+    # board's size; the last word's in a loop of its own)
+    for head in ("if cells == 64:", "else:"):
+        for o in (dec, enc):
+            o(head)
+            o.indent()
+            o("for j in range(64):" if head.startswith("if") else "for j in range(cells):")
+            o.indent()
+            o("b = np.uint64(j)")
+        dec(f"D[{li}, i0 + j] = np.int64("
+            + " | ".join(f"(((s{q} >> b) & np.uint64(1)) << np.uint64({q}))" for q in planes) + f") + {lo}")
+        enc(f"x = np.uint64(D[{li}, i0 + j] - {lo})")
+        for q in planes:
+            enc(f"s{q} |= ((x >> np.uint64({q})) & np.uint64(1)) << b")
+        for o in (dec, enc):
+            o.dedent()
+            o.dedent()
     for q in planes:
         enc(f"out[p + w + {q} * K] |= s{q}")
     for o in (dec, enc):
