@@ -1061,8 +1061,6 @@ def cache(ctx, prune, clear):
     The cache keeps the native code compiled for each game (so that a second run compiles nothing), extension
     modules, checked rule files and the parser's tables. Anything in it may be deleted at any time. GRIDRULES_CACHE
     moves it."""
-    import os
-
     from .cache import PARTS, cache_dir, remove, size_of
     from .compiled import import_numba
 
@@ -1071,28 +1069,27 @@ def cache(ctx, prune, clear):
     root = cache_dir()
     numba_folder = Path(os.environ.get("NUMBA_CACHE_DIR") or root / "numba")
     own_numba = numba_folder.resolve() == (root / "numba").resolve()
+    problems: list[str] = []
     if clear:
         freed, files, problems = remove([root] if root.exists() else [])
         click.echo(f"deleted {root}: {_size(freed)} in {files:,} files")
-    elif prune:
-        import_numba()
-        from .compiled.stale import stale_files
-
-        freed, files, problems = remove(stale_files(root / "numba" if own_numba else None))
-        click.echo(f"deleted {files:,} stale files in {root}: {_size(freed)}")
     else:
-        total, count = size_of(root) if root.exists() else (0, 0)
-        click.echo(f"{root}: {_size(total)} in {count:,} files")
-        for name, what in PARTS.items():
-            if (root / name).exists():
-                click.echo(f"  {name + '/':<12} {what:<36} {_size(size_of(root / name)[0]):>10}")
-        import_numba()
+        import_numba()  # (stale_files asks numba how it names its cache folders)
         from .compiled.stale import stale_files
 
-        stale = [size_of(p) for p in stale_files(root / "numba" if own_numba else None)]
-        click.echo(f"stale: {_size(sum(b for b, _ in stale))} in {sum(f for _, f in stale):,} files that this "
-                   "gridrules will not read again (`gridrules cache --prune` deletes them)")
-        problems = []
+        stale = stale_files(root / "numba" if own_numba else None)
+        if prune:
+            freed, files, problems = remove(stale)
+            click.echo(f"deleted {files:,} stale files in {root}: {_size(freed)}")
+        else:
+            total, count = size_of(root) if root.exists() else (0, 0)
+            click.echo(f"{root}: {_size(total)} in {count:,} files")
+            for name, what in PARTS.items():
+                if (root / name).exists():
+                    click.echo(f"  {name + '/':<12} {what:<36} {_size(size_of(root / name)[0]):>10}")
+            sizes = [size_of(p) for p in stale]
+            click.echo(f"stale: {_size(sum(b for b, _ in sizes))} in {sum(f for _, f in sizes):,} files that this "
+                       "gridrules will not read again (`gridrules cache --prune` deletes them)")
     if not own_numba:
         click.echo(f"numba's machine code is kept in {numba_folder} (NUMBA_CACHE_DIR), outside this cache: "
                    "not counted nor deleted here")

@@ -520,7 +520,7 @@ def test_the_jit_runs_modules_without_reference_counting_unless_numba_refuses(tm
 
     inst = load("drops", str(ROOT / "rulesets/drops/levels/seed000.txt"))[0]
     source = system(inst, "compiled").source
-    note = compiled._refusal(without_refcounts(source))
+    note = compiled.refusal_note(compiled.module_file(source))  # (beside the generated module, as builds read it)
     if note.exists():  # (refused before, in this cache: moved aside, so that numba is asked again; made anew)
         monkeypatch.setattr(compiled, "_LEAN", {})
         note.replace(tmp_path / note.name)

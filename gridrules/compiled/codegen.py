@@ -70,7 +70,7 @@ def without_refcounts(source: str) -> str:
     _runtime_unrefcounted. The arrays the code works on are all borrowed (runtime.borrow) or views of them, so
     counting their references is work for nothing (Bloxorz's `expand`: ~1.4x quicker without). numba refuses to
     compile such code where it allocates an array or returns one it was not given (Drops' chain reactions grow
-    their particle table): the module is then used as generated (system._jit_module, extension._build)."""
+    their particle table): the module is then used as generated (system.jit_source, extension._build)."""
     if _RUNTIME not in source:  # (else it would call runtime.py's own helpers: see _runtime_unrefcounted)
         raise ValueError("a generated module without generate's import of the helpers")
     entries = "|".join(_ENTRIES)

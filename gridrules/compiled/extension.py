@@ -268,24 +268,22 @@ def _wrapper(loop_name: str, entries: dict):
 def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str) -> None:
     """Compile the generated module at module_path, made for a board of this shape, with loops.<loop_name> (and
     loops.rehash) into the extension module `out`: without numba's reference counting where the module allows
-    it, else with it (codegen.for_board), and then a note beside `out` (MODULE.counts) says so for its later
-    builds."""
-    from ..cache import write_atomic
+    it, else with it (codegen.for_board), and then a note beside the module says so (system.refusal_note)."""
     from . import import_numba
     from .codegen import for_board
+    from .system import note_refusal, refusal_note
 
     import_numba()
     from numba.core.errors import NumbaError
 
     text = Path(module_path).read_text()
     # (numba's refusal is the module's, whatever the board: its note spares the other board shapes the attempt)
-    counts = Path(out).parent / (Path(module_path).stem + ".counts")
-    if not counts.exists():
+    if not refusal_note(Path(module_path)).exists():
         try:
             _compile(for_board(text, *board, refcounts=False), loop_name, dead, out)
             return
         except NumbaError as err:  # (the module allocates an array, or returns one it was not given)
-            write_atomic(counts, f"numba compiles it only with reference counting:\n{err}\n".encode())
+            note_refusal(Path(module_path), err)
     _compile(for_board(text, *board), loop_name, dead, out)
 
 

@@ -59,7 +59,7 @@ def stale_files(numba_folder: Path | None) -> list[Path]:
         elif path.suffix == ".py":
             stale.append(path)
     for path in files:
-        if path.suffix == ".counts":  # (system._refusal's note: numba refused the module without counting)
+        if path.suffix == ".counts":  # (system.refusal_note: numba refused the module without counting)
             if path.stem not in current:
                 stale.append(path)
         elif path.suffix != ".py":  # (write_atomic's .tmp: one that never finished, unless it is being written now)

@@ -67,17 +67,24 @@ _LEAN: dict[str, str] = {}  # generated source -> jit_source's answer
 
 def jit_source(source: str) -> str:
     """The source of the module that numba's JIT runs for a generated one: without reference counting
-    (codegen.without_refcounts), unless numba has refused to compile it so (a note beside the generated modules
-    says so, and the generated source itself is run)."""
+    (codegen.without_refcounts), unless numba has refused to compile it so (refusal_note), and then the
+    generated source itself."""
     lean = _LEAN.get(source)
     if lean is None:
-        lean = without_refcounts(source)
-        lean = _LEAN[source] = source if _refusal(lean).exists() else lean
+        refused = refusal_note(cache_dir() / "modules" / f"{_module_name(source)}.py").exists()
+        lean = _LEAN[source] = source if refused else without_refcounts(source)
     return lean
 
 
-def _refusal(lean: str) -> Path:
-    return cache_dir() / "modules" / f"{_module_name(lean)}.counts"
+def refusal_note(module_path: Path) -> Path:
+    """The note beside a generated module that numba compiles it only with reference counting: written by the
+    first to meet the refusal (the JIT, or an extension module's build: the module allocates whatever the board)
+    and read by both, so that neither tries again."""
+    return module_path.with_suffix(".counts")
+
+
+def note_refusal(module_path: Path, err: Exception) -> None:
+    store(refusal_note(module_path), f"numba compiles it only with reference counting:\n{err}\n".encode())
 
 
 def load_module(source: str):
@@ -219,8 +226,8 @@ class CompiledSystem:
 
                 try:
                     self._mod = load_module(source)
-                except NumbaError as err:  # (numba compiles it only with reference counting: not tried again)
-                    store(_refusal(source), f"numba compiles it only with reference counting:\n{err}\n".encode())
+                except NumbaError as err:  # (the module allocates an array, or returns one it was not given)
+                    note_refusal(module_file(self.source), err)
                     _LEAN[self.source] = self.jit_source = source = self.source
             if self._mod is None:
                 self._mod = load_module(source)

@@ -7,9 +7,8 @@ order; arrays are flat lists.
 """
 from __future__ import annotations
 
-import functools
-
 import dataclasses
+import functools
 from collections import deque
 from itertools import compress
 from typing import Callable

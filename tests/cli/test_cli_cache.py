@@ -112,3 +112,22 @@ def test_machine_code_kept_outside_the_cache_is_left_alone(run, cache, tmp_path,
     assert r.code == 0, r.all
     assert f"numba's machine code is kept in {tmp_path / 'elsewhere'} (NUMBA_CACHE_DIR)" in r.out
     assert r.out.startswith(f"deleted 2 stale files in {root}: ")  # (the two stale sources only)
+
+
+def test_what_cannot_be_deleted_is_named_and_the_rest_is_deleted(run, cache, monkeypatch):
+    """A folder that cannot be deleted (permissions, say) is named on stderr with the reason, exit 2; the other
+    stale files are deleted all the same."""
+    import shutil
+
+    root, _, _ = cache
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(shutil, "rmtree", refuse)
+    r = run("cache", "--prune")
+    other = root / "numba" / "compiled_0000000000000000000000000000000000000000"
+    assert r.code == 2 and "Traceback" not in r.all
+    assert r.err.strip() == f"error: could not delete {other}: Permission denied"
+    assert r.out == f"deleted 6 stale files in {root}: 2.2 kB\n"
+    assert other.is_dir() and not (root / "modules" / "gridrules_gen_0123456789abcdef0123.py").exists()
