@@ -25,7 +25,7 @@ class _Arrays:
         self.MOVE = np.empty(capacity, np.int64)
         self.PARENT[0] = self.MOVE[0] = -1
         self.T = np.full(_pow2(2 * capacity), -1, np.int64)
-        heap = capacity
+        heap = 4 * capacity
         self.HF = np.zeros(heap, np.int64)
         self.HG = np.zeros(heap, np.int64)
         self.HI = np.zeros(heap, np.int64)
@@ -41,7 +41,7 @@ class _Arrays:
         rehash(self.K, n_states, self.T)
         order = (head + np.arange(n_heap)) % ring if ring else np.arange(n_heap)
         for name in ("HF", "HG", "HI", "HK"):
-            new = np.empty(capacity, np.int64)
+            new = np.empty(4 * capacity, np.int64)
             new[:n_heap] = getattr(self, name)[order]
             setattr(self, name, new)
 
