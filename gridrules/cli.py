@@ -147,6 +147,25 @@ def _algorithms():
     return ALGORITHMS
 
 
+RULESET_EMPTY = ("the empty string names no ruleset; give a bundled ruleset's name (see `gridrules list`) or a rule "
+                 "file's path")
+LEVEL_EMPTY = ("the empty string names no level file; give a level file's path or the name of one of the ruleset's "
+               "sample levels")
+
+
+def _not_empty(message: str):
+    """A click callback: an empty RULESET, LEVEL or FILE is a usage error (Path("") is the current folder)."""
+    def check(ctx, param, value):
+        if any(v == "" for v in (value if isinstance(value, tuple) else (value,))):
+            raise click.BadParameter(message, ctx, param)
+        return value
+
+    return check
+
+
+ruleset_argument = click.argument("ruleset", callback=_not_empty(RULESET_EMPTY))
+level_argument = click.argument("level", callback=_not_empty(LEVEL_EMPTY))
+
 param_option = click.option(
     "--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
     help="Set a ruleset parameter (repeatable): ints, true/false, enum names, cells as `row,col` (from 1, as in moves) "
@@ -170,14 +189,39 @@ def _algorithm_option(f):
 
 
 ANYTIME_SECONDS = 10.0  # the anytime search's time limit when --time-limit does not say
+MAX_SECONDS = 10**9  # the longest --time-limit (about 31 years): the search's timer (setitimer) takes no more
+MAX_STATES = 10**15  # the largest --max-states: the native searches count states in 64-bit integers
+
+
+class _Seconds(click.ParamType):
+    """A time limit: a finite number of seconds, more than 0 and at most MAX_SECONDS (not `inf` nor `nan`, which
+    float() reads and the search's timer cannot take)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        if isinstance(value, float):
+            seconds = value
+        else:
+            try:
+                seconds = float(value)
+            except (TypeError, ValueError):
+                seconds = math.nan
+        if math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS:
+            return seconds
+        self.fail(f"`{value}` is not a number of seconds greater than 0 and at most {MAX_SECONDS} "
+                  "(about 31 years)", param, ctx)
 
 
 def _budget_options(f):
-    f = click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
+    f = click.option("--max-states", type=click.IntRange(min=1, max=MAX_STATES), default=None, metavar="N",
                      help="Stop after holding (bfs, astar) or visiting (idastar, iddfs) N states (exit 3); "
                           "anytime keeps at most N states waiting, shedding the worse half beyond (default 100000).")(f)
-    f = click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-                     help="Stop each level's search after this many seconds (exit 3). The anytime search stops after "
+    f = click.option("--time-limit", type=_Seconds(), default=None, metavar="SECONDS",
+                     help="Stop each level's search after this many seconds (exit 3): a number greater than 0 and at "
+                          f"most {MAX_SECONDS} (about 31 years). The anytime search stops after "
                           f"{ANYTIME_SECONDS:g} s unless told, and answers with the best solution found (exit 0).")(f)
     f = click.option("--heuristic", metavar="NAME", default=None,
                      help="Use only this heuristic of the rules. One not declared `admissible` may be faster but "
@@ -475,8 +519,8 @@ def _verbose_stats(out: Outcome, count: int) -> None:
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
-@click.argument("ruleset")
-@click.argument("level")
+@ruleset_argument
+@level_argument
 @_budget_options
 @click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: a summary line and the moves per level; json: one JSON object per level per line.")
@@ -642,19 +686,82 @@ def _colour_stdout(choice: bool | None) -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+class _Spelling:
+    """The moves a user types (--solution, --after, query's MOVEs) as the rules write them: a move of an `unordered`
+    action may be typed with its arguments in any order (`3,4-1,1` is Lianliankan's `1,1-3,4`), those of any other
+    action only in the order of its notation."""
+
+    def __init__(self, inst):
+        self.inst = inst
+        self._aliases: dict[str, str] | None = None
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """Each move of an unordered action with its arguments in another order, as text -> the move's own text;
+        made when first needed (it lists every move of the level). A text that is some move's own, or that two
+        moves reordered both give, is left out: it names no other move for sure."""
+        if self._aliases is None:
+            import itertools
+
+            from .reference.system import action_instances, interpreter, move_text
+
+            inst = self.inst
+            out: dict[str, str] = {}
+            texts, clashes = set(), set()
+            if any(action.unordered for action in inst.game.actions):
+                for text, ai, args in action_instances(inst, interpreter(inst)):
+                    texts.add(text)
+                    action = inst.game.actions[ai]
+                    if not action.unordered:
+                        continue
+                    for other in itertools.permutations(args):
+                        alias = move_text(action, other, inst)
+                        if alias != text and out.setdefault(alias, text) != text:
+                            clashes.add(alias)
+            self._aliases = {a: t for a, t in out.items() if a not in texts and a not in clashes}
+        return self._aliases
+
+    def canonical(self, move: str) -> str:
+        """The move's own text: `move` itself unless it is a move of an unordered action reordered."""
+        return self.aliases.get(move, move)
+
+    def suggestion(self, move: str, legal: list[str]) -> str | None:
+        """`did you mean `M`?` for the legal move M closest to `move`, as written or (an unordered action's)
+        reordered: `3,4-1,2` is nearest `1,1-3,4` typed as `3,4-1,1`."""
+        import difflib
+
+        legal_set = set(legal)
+        names = {m: m for m in legal}
+        for alias, text in self.aliases.items():
+            if text in legal_set:
+                names.setdefault(alias, text)
+        close = difflib.get_close_matches(move, sorted(names), n=1, cutoff=0.6)
+        return f"did you mean `{names[close[0]]}`?" if close else None
+
+    def step(self, system, state, move: str) -> tuple[str, object]:
+        """(the move's own text, system.step(state, move)) for a legal move, as typed or reordered; else
+        (move as typed, None)."""
+        step = system.step(state, move)
+        if step is None:
+            own = self.canonical(move)
+            if own != move and (step := system.step(state, own)) is not None:
+                return own, step
+        return move, step
+
+
 def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> int:
     """Print the board after every move (with `trace`, each step of the chain reactions it sets off first); an
-    illegal move is a UsageError naming it and the legal moves."""
+    illegal move is a UsageError naming it and the legal moves. A move of an unordered action may be given with
+    its arguments in any order (it is printed in the rules' own)."""
     state = system.initial()
     total = 0
+    spelling = _Spelling(inst)
     for k, move in enumerate(moves, 1):
-        step = system.step(state, move)
+        move, step = spelling.step(system, state, move)
         if step is None:
             legal = system.legal_moves(state)
             shown = ", ".join(legal) if legal else "none (no move is legal here)"
-            from .errors import did_you_mean
-
-            hint = did_you_mean(move, legal) if legal else None
+            hint = spelling.suggestion(move, legal) if legal else None
             when = "at the start" if k == 1 else f"after move {k - 1}"
             raise UsageError(f"{inst.level}: move {k} `{move}` is not legal {when}; the legal moves are: {shown}"
                              + (f"; {hint}" if hint else ""))
@@ -691,8 +798,8 @@ def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> in
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
-@click.argument("ruleset")
-@click.argument("level")
+@ruleset_argument
+@level_argument
 @click.option("--case", "case", type=click.IntRange(min=1), default=None, metavar="N",
               help="Show only the N-th level of the file (1-based).")
 @click.option("--solution", "-s", default=None, metavar="MOVES",
@@ -778,8 +885,8 @@ def _cells_text(path) -> str:
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
-@click.argument("ruleset")
-@click.argument("level")
+@ruleset_argument
+@level_argument
 @click.option("--case", "case", type=click.IntRange(min=1), default=None, metavar="N",
               help="Only the N-th level of the file (1-based).")
 @click.option("--after", default=None, metavar="MOVES",
@@ -806,8 +913,9 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
     for k, inst in _chosen(loaded, case):
         ref = api.system(inst, "reference")
         state = ref.initial()
+        spelling = _Spelling(inst)
         for n, move in enumerate((after or "").split(), 1):
-            step = ref.step(state, move)
+            move, step = spelling.step(ref, state, move)
             if step is None:
                 legal = ", ".join(ref.legal_moves(state)) or "none"
                 raise UsageError(f"{inst.level}: --after move {n} `{move}` is not legal there; the legal moves are: "
@@ -839,25 +947,9 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
     ctx.exit(worst(codes))
 
 
-def _unordered_aliases(inst) -> dict[str, str]:
-    """Moves of unordered actions written with their arguments in another order -> the move's own text
-    (`3,4-1,1` -> `1,1-3,4`)."""
-    import itertools
-
-    from .reference.system import action_instances, interpreter, move_text
-
-    out = {}
-    for text, ai, args in action_instances(inst, interpreter(inst)):
-        action = inst.game.actions[ai]
-        if action.unordered:
-            for other in itertools.permutations(args):
-                out.setdefault(move_text(action, other, inst), text)
-    return out
-
-
 @cli.command(epilog=EXIT_CODES_HELP)
-@click.argument("ruleset")
-@click.argument("level")
+@ruleset_argument
+@level_argument
 @click.argument("move_texts", nargs=-1, metavar="[MOVE]...")
 @param_option
 @level_format_option
@@ -883,8 +975,8 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
                 raise UsageError(f"`{loaded.level_path}` holds {len(loaded.instances)} levels; MOVEs need a file "
                                  "with one level")
             legal = set(api.system(inst, backend, notice=_compile_notice).legal_moves(inst.initial))
-            same = _unordered_aliases(inst)
-            answers = [same.get(m, m) in legal for m in move_texts]
+            spelling = _Spelling(inst)
+            answers = [m in legal or spelling.canonical(m) in legal for m in move_texts]
         else:
             answers = api.query(inst, [q for q, _ in inst.raw.queries], backend, notice=_compile_notice)
         for yes in answers:
@@ -894,8 +986,8 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
 
 # ---- validate --------------------------------------------------------------------------------------
 @cli.command(epilog=EXIT_CODES_HELP)
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("--level", "levels", multiple=True, metavar="LEVELFILE",
+@click.argument("files", nargs=-1, required=True, metavar="FILE...", callback=_not_empty(RULESET_EMPTY))
+@click.option("--level", "levels", multiple=True, metavar="LEVELFILE", callback=_not_empty(LEVEL_EMPTY),
               help="Also check that these level files load with each rule file (repeatable).")
 @param_option
 @level_format_option
@@ -920,15 +1012,13 @@ def validate(ctx, files, levels, params, level_format):
             continue
         for w in warnings:
             click.echo(w.render(), err=True)
-        click.echo(f"{name}: ok" + (f" ({_count(len(warnings), 'warning')})" if warnings else ""))
-        if not levels:
-            continue
-        try:
+        try:  # (the --params, checked against each rule file's parameters as `solve` checks them)
             overrides = api.parse_params(game, list(params))
         except GridrulesError as err:
-            _report(err)
+            _error(f"{name}: {err.render()}")
             codes.append(err.exit_code)
             continue
+        click.echo(f"{name}: ok" + (f" ({_count(len(warnings), 'warning')})" if warnings else ""))
         for lv in levels:
             try:
                 level_path = _resolve_level(lv, path)

@@ -108,3 +108,62 @@ def test_compiling_is_announced_once(run, tmp_path, monkeypatch):
     monkeypatch.setattr(gridrules.cli, "_noticed", [])
     again = run("solve", "floodit", SAMPLE, "--backend", "compiled")
     assert again.code == 0 and "compiling" not in again.err
+
+
+# ---- arguments found by fuzzing ---------------------------------------------------------------------
+SECONDS_WANTED = "is not a number of seconds greater than 0 and at most 1000000000 (about 31 years)"
+
+
+@pytest.mark.parametrize("command", ["solve", "show"])
+@pytest.mark.parametrize("value", ["inf", "1e400", "nan", "-inf", "0", "-3", "1000000000.5", "soon"])
+def test_time_limit_takes_finite_seconds_up_to_a_billion(run, command, value):
+    """float() reads `inf`, `1e400` and `nan`, which the search's timer cannot take (an internal error once)."""
+    r = run(command, "floodit", SAMPLE, "--time-limit", value)
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == f"Error: Invalid value for '--time-limit': `{value}` {SECONDS_WANTED}"
+    assert r.out == "" and "Traceback" not in r.all
+
+
+def test_time_limit_of_a_billion_seconds_runs(run):
+    r = run("solve", "floodit", SAMPLE, "--time-limit", "1e9", "--backend", "reference")
+    assert r.code == 0, r.all
+    assert r.out == "case 1: 0 moves (optimal)\ncase 2: 3 moves (optimal): 1 2 1\n"
+
+
+def test_max_states_beyond_64_bits_is_refused(run):
+    """The native searches count states in 64-bit integers: a larger --max-states was an internal error."""
+    r = run("solve", "floodit", SAMPLE, "--max-states", "99999999999999999999")
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == ("Error: Invalid value for '--max-states': 99999999999999999999 is not in the "
+                                      "range 1<=x<=1000000000000000.")
+    assert r.out == ""
+
+
+RULESET_EMPTY = ("Error: Invalid value for 'RULESET': the empty string names no ruleset; give a bundled ruleset's "
+                 "name (see `gridrules list`) or a rule file's path")
+LEVEL_EMPTY = ("the empty string names no level file; give a level file's path or the name of one of the "
+               "ruleset's sample levels")
+
+
+@pytest.mark.parametrize("command", ["solve", "show", "moves", "query"])
+def test_empty_ruleset_or_level_is_a_usage_error(run, command):
+    """An empty argument used to be read as the current folder (``rule file `.` is a directory``)."""
+    r = run(command, "", SAMPLE)
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == RULESET_EMPTY
+    assert r.out == ""
+    r = run(command, "floodit", "")
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == f"Error: Invalid value for 'LEVEL': {LEVEL_EMPTY}"
+    assert r.out == ""
+
+
+def test_validate_refuses_an_empty_file_or_level(run):
+    r = run("validate", "floodit", "")
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == RULESET_EMPTY.replace("'RULESET'", "'FILE...'")
+    assert r.out == ""
+    r = run("validate", "floodit", "--level", "")
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == f"Error: Invalid value for '--level': {LEVEL_EMPTY}"
+    assert r.out == ""

@@ -90,6 +90,48 @@ def test_query_moves_in_either_order(run, write):
     assert r.out.split() == ["YES", "YES", "NO", "NO"]
 
 
+def test_an_unordered_pair_may_be_typed_in_either_order(run, write):
+    """`remove` is `unordered`: `3,4-1,1` is the move `1,1-3,4` in --solution and --after (and query's MOVEs),
+    printed in the rules' order."""
+    r = run("show", "lianliankan", SAMPLE, "--case", "1", "--solution", "3,4-1,1")
+    assert r.code == 1, r.all  # (one pair of four removed: the goal is not reached)
+    assert r.out.split("\n\n")[1].splitlines()[0] == "move 1/1: 1,1-3,4"
+    assert r.err == "case 1: the goal is not reached after 1 move\n"
+    level = write("edge.txt", EDGE)
+    r = run("moves", "lianliankan", level, "--after", "1,3-1,2 2,4-2,1")
+    assert r.code == 0 and r.out == "1 legal move\n  1,1-1,4  path 1,1 1,4\n"
+    r = run("show", "lianliankan", level, "--solution", "1,3-1,2 2,4-2,1 1,4-1,1")
+    assert r.code == 0 and r.out.endswith("goal reached after 3 moves\n")
+
+
+def test_a_near_miss_is_matched_against_the_pair_in_either_order(run, write):
+    """`3,4-1,2` is one character from `3,4-1,1`, the legal `1,1-3,4` reversed: that is the suggestion (before,
+    the reversed pair was refused and `3,4-1,1` drew `1,4-3,1`)."""
+    r = run("show", "lianliankan", SAMPLE, "--case", "1", "--solution", "3,4-1,2")
+    assert r.code == 2 and r.out == "case 1 (3x4, lianliankan)\n1 2 3 4\n0 0 0 0\n4 3 2 1\n"  # (the board first)
+    assert r.err == ("error: case 1: move 1 `3,4-1,2` is not legal at the start; the legal moves are: 1,1-3,4, "
+                     "1,2-3,3, 1,3-3,2, 1,4-3,1; did you mean `1,1-3,4`?\n")
+    level = write("edge.txt", EDGE)
+    r = run("moves", "lianliankan", level, "--after", "2,1-1,1")  # (reversed, still not a pair)
+    assert r.code == 2 and r.out == ""
+    assert r.err == (f"error: {level}: --after move 1 `2,1-1,1` is not legal there; the legal moves are: 1,1-1,4, "
+                     "1,2-1,3, 2,1-2,4\n")
+
+
+def test_only_an_unordered_action_takes_its_arguments_in_either_order(run, write):
+    """An action without `unordered` takes its arguments only in its notation's order."""
+    rules = write("swap.grl", 'game swap "Swap"\nlayer tile: 0..9\naction swap(a: cell, b: cell) "{a}-{b}":\n'
+                              '    require a != b and tile[a] != 0 and tile[a] == tile[b]\n'
+                              '    tile[a] = 0\n    tile[b] = 0\ngoal: empty(cells where tile != 0)\n'
+                              'level grid:\n    \'0\'..\'9\' : tile = value\n')
+    level = write("pair.txt", "10\n01\n")
+    r = run("query", rules, level, "1,1-2,2", "2,2-1,1", "1,2-2,1")
+    assert r.code == 0, r.all
+    assert r.out.split() == ["YES", "YES", "NO"]  # (both orders are moves of their own here)
+    r = run("moves", rules, level)
+    assert r.out == "2 legal moves\n  1,1-2,2\n  2,2-1,1\n"
+
+
 def test_query_and_moves_mistakes_exit_2(run, write, walk):
     grid = write("edge.txt", EDGE)
     two = write("two.txt", "1 2\n1 1\n0\n1 2\n2 2\n0\n0 0\n")

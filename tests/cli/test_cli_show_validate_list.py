@@ -231,6 +231,26 @@ def test_validate_levels(run, write):
     assert r.code == 2 and f"{bad}:2:5:" in r.err
 
 
+def test_validate_checks_the_params_without_a_level(run):
+    """--param is checked against each rule file's parameters, as `solve` checks it, with or without --level: a
+    rule file whose parameters refuse it is not `ok`."""
+    r = run("validate", "floodit", "-p", "colours=banana", "-p", "nosuch=1")
+    assert r.code == 2 and r.out == ""
+    assert r.err == "error: floodit: parameter `colours` must be an integer, not `banana`\n"
+    r = run("validate", "floodit", "-p", "nosuch=1")
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: floodit: unknown parameter `nosuch` for floodit (its parameters: colours, pivot, free, "
+                     "move_limit)\n")
+    r = run("validate", "floodit", "bloxorz", "-p", "colours=4")
+    assert r.code == 2 and r.out == "floodit: ok\n"
+    assert r.err == "error: bloxorz: unknown parameter `colours` for bloxorz (its parameters: swap_cost)\n"
+    r = run("validate", "floodit", "-p", "colours", "--level", SAMPLE)
+    assert r.code == 2 and r.out == ""
+    assert r.err == "error: floodit: --param takes NAME=VALUE, not `colours`\n"
+    r = run("validate", "floodit", "-p", "colours=4")
+    assert r.code == 0 and r.out == "floodit: ok\n" and r.err == ""
+
+
 # ---- list ------------------------------------------------------------------------------------------
 
 
