@@ -1018,3 +1018,34 @@ def test_what_no_move_of_a_level_stores_is_not_part_of_its_state(paint, dynamic,
         walk_and_compare(inst, seed, steps=6)
     costs = {backend: solve(system(inst, backend), "bfs").cost for backend in ("reference", "compiled")}
     assert costs == {"reference": 3 if not paint else 6, "compiled": 3 if not paint else 6}
+
+
+COSTLY = """
+game costly
+param price: int = 1
+global n: 0..5
+action step() "s" cost price:
+    n = n + 1
+goal: n == 3
+heuristic left admissible:
+    return 3 - n
+level grid:
+    '.' : pass
+"""
+
+
+@pytest.mark.parametrize("algorithm", ["bfs", "astar", "idastar", "iddfs"])
+def test_a_cost_past_64_bits_is_refused_by_native_searches_and_counted_by_the_reference(algorithm):
+    """Three moves of 2^62 - 1 each cost more than 2^63 - 1: the native searches say so (their sums would wrap
+    and a wrapped sum, once a parent's cost, made the path a loop) and the reference counts the cost exactly."""
+    from gridrules import api
+    from gridrules.errors import UsageError
+
+    inst = instance_from_rules(COSTLY, ".", {"price": 2**62 - 1})
+    with pytest.raises(UsageError, match=r"a path's cost passed 9,223,372,036,854,775,807 \(2\^63 - 1\), more "
+                                         r"than native code counts; `--backend reference` counts any cost"):
+        api.solve(system(inst, "compiled"), algorithm)
+    sol = api.solve(system(inst, "reference"), algorithm)
+    assert sol.status == SOLVED and sol.cost == 3 * (2**62 - 1) and sol.moves == ("s", "s", "s")
+    cheaper = instance_from_rules(COSTLY, ".", {"price": 2**61})
+    assert api.solve(system(cheaper, "compiled"), algorithm).cost == 3 * 2**61

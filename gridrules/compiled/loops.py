@@ -97,6 +97,7 @@ def _native(signature):
 
 
 NO_G = 1 << 62  # a table entry's g that prunes nothing (loops._restart)
+_MOST = (1 << 63) - 1  # the greatest cost a search counts (int64)
 
 
 @njit(cache=True)
@@ -304,11 +305,12 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
     (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
     (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again), 5 a new state would pass max_states
-    (when >= 0). With use_dead, a state that `dead` says is a deadlock is not expanded (meta[7] counts them).
-    With a step (meta[10] > 0: every move costs at least that much; only without the heuristic), states are
-    tested for the goal when they are made, as solvers/bfs.py does: a goal made from a state taken at cost g
-    costs no more than any other once it costs at most g + step (with unit costs: the first goal made), and
-    meta[11] keeps the cheapest one made until then (-1: none)."""
+    (when >= 0), 6 a cost (with the heuristic's estimate) passed 2^63 - 1. With use_dead, a state that `dead`
+    says is a deadlock is not expanded (meta[7] counts them). With a step (meta[10] > 0: every move costs at
+    least that much; only without the heuristic), states are tested for the goal when they are made, as
+    solvers/bfs.py does: a goal made from a state taken at cost g costs no more than any other once it costs at
+    most g + step (with unit costs: the first goal made), and meta[11] keeps the cheapest one made until then
+    (-1: none)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
@@ -367,6 +369,9 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             if e >= 0 and e >> _ROW_BITS == _tag(HASH[m]):
                 prefetch(K, (e & _ROW_MASK) * words)
         for m in range(n):
+            if COST[m] > _MOST - g:  # (costs are never negative; numba's adds do not wrap: LLVM may drop a
+                meta[6] = 6          # test of a wrapped sum, so the test comes first)
+                return
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
                 continue
@@ -395,6 +400,9 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             PARENT[target] = i
             MOVE_OF[target] = MOVE[m]
             h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
+            if h > _MOST - ng:
+                meta[6] = 6
+                return
             if max_cost >= 0 and use_h and ng + h > max_cost:
                 continue
             _put(HF, HG, HI, HK, meta, ng + h, ng, target, np.int64(key), g)
@@ -554,8 +562,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, the expansions at
     which the run ends, random state, whether a move was ever banned]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
-    max_states expansions (when >= 0). With use_dead, a state that `dead` says is a deadlock is not entered
-    (meta[13] counts them)."""
+    max_states expansions (when >= 0), 6 a cost (with the estimate) passed 2^63 - 1. With use_dead, a state that
+    `dead` says is a deadlock is not entered (meta[13] counts them)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(PATH),
                                                     borrow(PG), borrow(PM), borrow(CH), borrow(CHM), borrow(CHC))
@@ -616,6 +624,9 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             continue
         CHI[d] = j + 1
         meta[4] += 1
+        if CHC[d, j] > _MOST - PG[d]:  # (as in best_first: past 2^63 - 1)
+            meta[6] = 6
+            return
         cg = PG[d] + CHC[d, j]
         m = CHM[d, j]
         after = -1
@@ -663,7 +674,11 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             if persists:
                 _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
-        f = cg + (heuristic(CH[d, j], SL, SG, D1, g1, BM, ab) if use_h else 0)
+        est = heuristic(CH[d, j], SL, SG, D1, g1, BM, ab) if use_h else 0
+        if est > _MOST - cg:
+            meta[6] = 6
+            return
+        f = cg + est
         if f > bound:
             if not (admissible and max_cost >= 0 and f > max_cost) and (meta[2] < 0 or f < meta[2]):
                 meta[2] = f

@@ -9,11 +9,14 @@ import time
 
 import numpy as np
 
+from ..errors import UsageError
 from .system import BAN_SLOTS
 from solvers import _deepening as py_deepening  # (the Python IDA*'s table size and restarts: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
 NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algorithm -> uses the heuristic
+TOO_COSTLY = ("a path's cost passed 9,223,372,036,854,775,807 (2^63 - 1), more than native code counts; "
+              "`--backend reference` counts any cost")
 START_CAPACITY = 1 << 10
 
 
@@ -126,6 +129,8 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 return result(UNSOLVABLE, optimal=proven)
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
+            if status == 6:
+                raise UsageError(TOO_COSTLY)
             if status == 3:
                 arrays.grow(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, rehash)
                 meta[6], meta[8] = 0, 0
@@ -246,6 +251,8 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 return result(UNSOLVABLE, optimal=True)
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
+            if status == 6:
+                raise UsageError(TOO_COSTLY)
             if status == 3:
                 path = path.grown()
                 meta[6] = 0
