@@ -128,7 +128,19 @@ def read_levels(game: ir.Game, path: str, forced_format: str | None = None) -> t
     if not text.strip():
         raise LevelError("the level file is empty", Span(src, 1, 1, 1, 2))
     fmt = detect_format(game, text, forced_format)
-    return fmt, READERS[fmt.format].read(src)
+    try:
+        return fmt, READERS[fmt.format].read(src)
+    except LevelError as err:
+        recognised = fmt.format != "grid" and READERS[fmt.format].sniff(text)
+        if forced_format is not None or recognised:
+            raise
+        # No format recognised the text and the catch-all could not read it: if it starts as another format's
+        # files do, that format's reader says what is wrong (an HDU 4127 case that ends early, not a ragged grid).
+        for other in sorted(game.formats, key=lambda f: list(READERS).index(f.format)):
+            looks = READERS[other.format].looks
+            if other is not fmt and looks is not None and looks(text):
+                return other, READERS[other.format].read(src)
+        raise
 
 
 def parse_params(game: ir.Game, pairs: list[str]) -> dict:

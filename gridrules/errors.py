@@ -65,7 +65,8 @@ class Diagnostic(GridrulesError):
         out = [f"{self.span}: {kind}{self.message}"]
         text = self.span.source.line_text(self.span.line)
         if text.strip():  # an empty file or line has nothing to point at
-            shown = text.replace("\t", " ")
+            # (tabs and control characters, a lone CR say, as blanks: one column each, and none moves the cursor)
+            shown = "".join(ch if ch.isprintable() else " " for ch in text)
             out.append("  " + shown)
             width = 1
             if self.span.end_line == self.span.line and self.span.end_col > self.span.col:

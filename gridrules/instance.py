@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import struct
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -14,7 +15,7 @@ from types import MappingProxyType
 from . import ir
 from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError
 from .layout import Layout
-from .levels import RawLevel
+from .levels import MAX_CELLS, MAX_ELEMENTS, RawLevel
 
 
 @dataclass(frozen=True)
@@ -258,9 +259,15 @@ def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = No
                             if did_you_mean(name, [p.name for p in game.params]) else ""))
     ty = info.domain.ty
     t = text.strip()
+
+    def integer(digits: str) -> int:  # (int() also takes `1_0` and other scripts' digits, `٥`)
+        if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", digits):
+            raise ValueError(digits)
+        return int(digits)
+
     try:
         if ty == ir.INT:
-            return int(t)
+            return integer(t)
         if ty == ir.BOOL:
             if t.lower() in ("true", "1", "yes", "on"):
                 return True
@@ -270,10 +277,10 @@ def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = No
         if ty == ir.CELL:
             if t.lower() in ("centre", "center"):
                 return ("centre",)
-            r, c = t.strip("()").split(",")  # 1-based, as moves print cells
-            if int(r) < 1 or int(c) < 1:
+            r, c = map(integer, t.strip("()").split(","))  # 1-based, as moves print cells
+            if r < 1 or c < 1:
                 raise ValueError
-            return (int(r) - 1, int(c) - 1)
+            return (r - 1, c - 1)
         if ty == ir.DIR:
             return ir.DIRS.index(t)
         if ty.kind == "enum":
@@ -286,16 +293,21 @@ def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = No
 
 
 def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: dict | None = None) -> Instance:
-    from .reference.evaluator import Abort, Board, Compiler, Frame  # the reference interpreter runs init code
+    # the reference interpreter runs init code
+    from .reference.evaluator import MAX_SETUP_ROUNDS, Abort, Board, Compiler, Frame
 
     rows, cols = raw.rows, raw.cols
     if rows == 0 or cols == 0:
         raise LevelError("the level has no cells", raw.head_span())
+    if rows * cols > MAX_CELLS:
+        raise LevelError(f"the level has {rows:,} x {cols:,} cells, more than gridrules handles (at most "
+                         f"{MAX_CELLS:,} cells)", raw.head_span())
     board = Board(rows, cols)
     overrides = dict(overrides or {})
     params: dict = {}
     doms: dict[str, Dom] = {}
     const = Compiler(game, board, params, doms)
+    const.rounds = [MAX_SETUP_ROUNDS]  # (nested loops in `init` must end: no --time-limit applies here)
 
     def const_value(e: ir.Expr):
         return const.expr(e)(Frame({}, 0))
@@ -368,6 +380,11 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                 size = " x ".join(map(str, shape))
                 raise RuleError(f"array `{g.name}` would have size {size} for this level; every size must be at least 1",
                                 g.span)
+            if math.prod(shape) > MAX_ELEMENTS:
+                size = (f"size {' x '.join(f'{n:,}' for n in shape)} ({math.prod(shape):,} elements)"
+                        if len(shape) > 1 else f"{shape[0]:,} elements")
+                raise RuleError(f"array `{g.name}` would have {size} for this level: more than the "
+                                f"{MAX_ELEMENTS:,} an array may have", g.span)
             dims[g.name] = shape
             const.set_strides(g.name, shape)
             v[g.name] = [default] * math.prod(shape)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from gridrules.api import compile_rules, load, system
+from gridrules.api import compile_rules, load, read_text, system
 from gridrules.errors import Diagnostic, ErrorList, GridrulesError, RuleRuntimeError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +91,10 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "numbers_blank_line": (OWN + "heights.grl", [], None),
     "numbers_legend_characters": (OWN + "heights_characters.grl", [], None),
     "array_size_zero": (OWN + "tally.grl", ["kinds=0"], None),
+    "array_too_large": (OWN + "tally.grl", ["kinds=100000000"], None),
+    "bloxorz_huge_map": (BLOXORZ, [], None),
+    "hdu4127_wrong_size": (FLOODIT, [], None),
+    "init_loops_run_long": (OWN + "endless_init.grl", [], None),
     "roller_no_start": (OWN + "roller.grl", [], None),
     "roller_two_starts": (OWN + "roller.grl", [], None),
     "roller_no_exit": (OWN + "roller.grl", [], None),
@@ -150,7 +154,7 @@ def _located(err: GridrulesError) -> None:
 @pytest.mark.parametrize("name", _names("rules", ".grl"))
 def test_rule_file(name):
     path = f"tests/golden/rules/{name}.grl"
-    text = (ROOT / path).read_text()
+    text = read_text(ROOT / path, "rule file")  # (as the CLI reads it: a lone CR stays a CR)
     try:
         _, warnings = compile_rules(text, path)
     except GridrulesError as err:
@@ -241,3 +245,16 @@ def test_runtime_error_native_search(name, algorithm):
     with pytest.raises(RuleRuntimeError) as info:
         CompiledSystem(inst).search(algorithm)
     assert info.value.render() == (GOLDEN / "runtime" / f"{name}.out").read_text().rstrip("\n")
+
+
+def test_a_level_with_too_many_cells(monkeypatch, tmp_path):
+    """The limit on a level's cells (16,777,216: a file that large is 16 MB, so not a golden file): here 4."""
+    import gridrules.instance
+
+    monkeypatch.setattr(gridrules.instance, "MAX_CELLS", 4)
+    level = tmp_path / "big.txt"
+    level.write_text("012\n345\n012\n")
+    with pytest.raises(GridrulesError) as err:
+        load(FLOODIT, str(level))
+    assert err.value.render() == (f"{level}:1:1: the level has 3 x 3 cells, more than gridrules handles (at most 4 "
+                                  "cells)\n  012\n  ^")

@@ -396,6 +396,17 @@ ERRORS = {
             - colours
             ^
           hint: for example: colours: {type: int, default: 6}"""),
+    "action parameters not a mapping": ("""\
+        game: g
+        actions:
+          flood:
+            params: 5
+            body: pass
+        """, """\
+        r.yaml:4:13: the parameters of action `flood` must be a mapping, not a single value
+              params: 5
+                      ^
+          hint: for example: {c: 0..colours-1, p: cell}"""),
     "key twice": ("""\
         game: g
         layers:

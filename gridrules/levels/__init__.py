@@ -10,6 +10,11 @@ from typing import Callable
 
 from ..errors import LevelError, Source, Span
 
+# The most cells a level may have (4096 x 4096), and the most elements an array global may have: beyond them a
+# level's rows alone would take gigabytes of memory.
+MAX_CELLS = 1 << 24
+MAX_ELEMENTS = 1 << 24
+
 
 @dataclass
 class RawLevel:
@@ -48,6 +53,10 @@ class Reader:
     read: Callable[[Source], list[RawLevel]]
     sniff: Callable[[str], bool]
     description: str
+    # a weaker test: the text starts as this format's files do (its header), whatever follows; asked only when
+    # no format's sniff accepts the text and the catch-all `grid` cannot read it either, so that the error
+    # reported is this format's (`case 1 ends early`) rather than the grid's (`ragged grid`)
+    looks: Callable[[str], bool] | None = None
 
 
 def _lines(text: str) -> list[str]:
@@ -237,18 +246,37 @@ def sniff_hdu1175(text: str) -> bool:
 
 from .bloxorz import read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002  # noqa: E402
 
+def _first_row(text: str) -> list[str]:
+    return next((ln.split() for ln in text.splitlines() if ln.strip()), [])
+
+
+def _looks_hdu4127(text: str) -> bool:
+    """A first line holding one number N written plainly, then a row of blank-separated numbers (so not a grid
+    whose first row happens to be digits)."""
+    rows = [ln.split() for ln in text.splitlines() if ln.strip()][:2]
+    return (len(rows) == 2 and len(rows[0]) == 1 and rows[0][0].isdigit() and str(int(rows[0][0])) == rows[0][0]
+            and len(rows[1]) > 1)
+
+
+def _plain_numbers(row: list[str], count: int) -> bool:
+    return len(row) == count and all(p.isdigit() for p in row)
+
+
 READERS: dict[str, Reader] = {
     r.name: r
     for r in (
         Reader("hdu4127", read_hdu4127, sniff_hdu4127,
-               "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`"),
+               "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`", _looks_hdu4127),
         Reader("hdu1175", read_hdu1175, sniff_hdu1175,
-               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`"),
+               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`",
+               lambda text: _plain_numbers(_first_row(text), 2)),
         Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
-               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines"),
+               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines",
+               lambda text: _plain_numbers(_first_row(text), 2)),
         Reader("bloxorz", read_bloxorz, sniff_bloxorz,
                "gridrules' Bloxorz format: the map, `---`, then teleport/switch/bridge lines"),
-        Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file"),
+        Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file",
+               lambda text: len(_first_row(text)) > 1),
         Reader("grid", read_grid, lambda text: True, "rows of characters, one per cell"),
     )
 }

@@ -18,6 +18,7 @@ from ..errors import RuleRuntimeError
 
 MAX_LOOP = 1_000_000
 MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
+MAX_SETUP_ROUNDS = 10_000_000  # loop rounds of a level's set-up (the legend and `init`) in all: nested loops
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
 COMMUTES = ("commutes",)  # the same for `commutes`
 PERSISTS = ("persists",)  # the same for `persists`
@@ -150,6 +151,14 @@ def _corners(cells):
     return out + [cells[-1]]
 
 
+_LISTED_BITS = 4096  # boards up to this many cells keep every cell's bit in a list (Compiler._bits)
+
+
+def mask_of(flags) -> int:
+    """The set (bitmask) of the indices i where flags[i] is true, in O(len(flags)) for any length."""
+    return int("".join(["1" if x else "0" for x in reversed(flags)]) or "0", 2)
+
+
 class Board:
     """Geometry of one level: cell indices, bitmask neighbourhoods."""
 
@@ -157,7 +166,7 @@ class Board:
         self.rows, self.cols = rows, cols
         self.n = rows * cols
         self.full = (1 << self.n) - 1
-        left_col = sum(1 << (r * cols) for r in range(rows))
+        left_col = int(("0" * (cols - 1) + "1") * rows, 2)  # (bit r * cols of every row r; in O(cells))
         self.not_left = self.full & ~left_col
         self.not_right = self.full & ~(left_col << (cols - 1))
 
@@ -199,7 +208,9 @@ class Compiler:
     def __init__(self, game: ir.Game, board: Board, params: dict, domains: dict):
         self.game = game
         self.board = board
-        self._bits = [1 << i for i in range(board.n)]  # (cell i's bit: _layer_mask)
+        # cell i's bit, for _layer_mask and group; not for large boards, where the list alone would hold
+        # cells^2 / 16 bytes (300x300: half a gigabyte)
+        self._bits = [1 << i for i in range(board.n)] if board.n <= _LISTED_BITS else None
         self.params = params
         self.domains = domains  # name -> resolved Dom (see instance.py)
         self.defs: dict[str, Callable] = {}
@@ -208,6 +219,9 @@ class Compiler:
         self.paths: list | None = None  # when a list, every path `path(...)` finds is appended (for showing moves)
         self.trace: list | None = None  # when a list, every step of every chain reaction is appended (`show --trace`)
         self._kinds = None  # particle kinds, compiled on first use (their timing may read parameters)
+        # when a one-element list: the loop rounds left to the code compiled from now on (a level's set-up,
+        # which no --time-limit bounds), counted down by every round of every loop
+        self.rounds: list[int] | None = None
 
     def set_strides(self, name: str, dims: tuple[int, ...]):
         strides = []
@@ -414,16 +428,17 @@ class Compiler:
         negated = isinstance(pred, ir.Unary) and pred.op == "not"
         test = pred.operand if negated else pred
         bits, full = self._bits, self.board.full
+        as_mask = (lambda flags: sum(compress(bits, flags))) if bits is not None else mask_of
         if isinstance(test, ir.LayerAt) and isinstance(test.cell, ir.Here) and test.ty == ir.BOOL:
             name = test.layer
-            return lambda f: (full & ~sum(compress(bits, f.v[name]))) if negated else sum(compress(bits, f.v[name]))
+            return lambda f: (full & ~as_mask(f.v[name])) if negated else as_mask(f.v[name])
         if (not negated and isinstance(pred, ir.BinOp) and pred.op in ("==", "!=") and isinstance(pred.left, ir.LayerAt)
                 and isinstance(pred.left.cell, ir.Here) and here_free(pred.right)):
             name, x, equal = pred.left.layer, self.expr(pred.right), pred.op == "=="
 
             def mask(f):
                 v = x(f)
-                m = sum(compress(bits, [c == v for c in f.v[name]]))
+                m = as_mask([c == v for c in f.v[name]])
                 return m if equal else full & ~m
 
             return mask
@@ -531,7 +546,7 @@ class Compiler:
                 for j in adjacent[i]:
                     if not seen[j] and values[j] == v:
                         seen[j] = 1
-                        inside |= bits[j]
+                        inside |= bits[j] if bits is not None else 1 << j
                         todo.append(j)
             return inside
 
@@ -883,8 +898,23 @@ class Compiler:
 
         return if_
 
+    def _counted(self, body, span):
+        """body, counting the loop rounds of a level's set-up (self.rounds) when they are counted."""
+        rounds = self.rounds
+        if rounds is None:
+            return body
+
+        def counted(f):
+            rounds[0] -= 1
+            if rounds[0] < 0:
+                raise RuleRuntimeError(f"its loops have run {MAX_SETUP_ROUNDS:,} rounds in all (the limit while "
+                                       "a level is set up); does this one ever end?", span)
+            body(f)
+
+        return counted
+
     def s_For(self, s):
-        slot, body = s.slot, self.block(s.body)
+        slot, body = s.slot, self._counted(self.block(s.body), s.span)
         it = s.iter
         if isinstance(it, ir.Const) and it.value is None:  # every value of an enum (or dir)
             values = range(4) if it.ty == ir.DIR else range(len(self.game.enum_values(it.ty.name)))
@@ -919,7 +949,7 @@ class Compiler:
         return for_cells
 
     def s_While(self, s):
-        c, body, span = self.expr(s.cond), self.block(s.body), s.span
+        c, body, span = self.expr(s.cond), self._counted(self.block(s.body), s.span), s.span
 
         def while_(f):
             n = 0

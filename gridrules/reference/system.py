@@ -101,16 +101,17 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     `when` holds, in declaration order. Both backends number moves this way."""
     out = []
     for ai, action in enumerate(inst.game.actions):
-        domains = [list(parameter_values(dom, inst, c)) for _, dom in action.proc.params]
+        # (ranges, not lists: a domain of 2^62 values is counted, and refused below, without being listed)
+        domains = [parameter_values(dom, inst, c) for _, dom in action.proc.params]
         if action.unordered:  # (instantiate checked that the parameters range over the same values)
             count = math.comb(len(domains[0]), len(domains))
-            combinations = itertools.combinations(domains[0], len(domains))
         else:
             count = math.prod(len(d) for d in domains)
-            combinations = itertools.product(*domains)
         if count > MAX_MOVES:
             raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
                              f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
+        combinations = (itertools.combinations(domains[0], len(domains)) if action.unordered
+                        else itertools.product(*domains))  # (product lists its ranges: only after the count)
         when = c.expr(action.when)
         if count and not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer)
             if not when(Frame({}, action.proc.nlocals)):

@@ -541,7 +541,8 @@ def _syntax_error(err: UnexpectedInput, src: Source, text: str, shift: Shift) ->
         lines = text.split("\n")
         ch = lines[line - 1][col - 1] if line <= len(lines) and col <= len(lines[line - 1]) else "?"
         hint = "a string ends on the line it starts, with the quote it starts with" if ch in "\"'" else None
-        return RuleError(f"unexpected character `{ch}`", span, hint)
+        shown = ch if ch.isprintable() else ch.encode("unicode_escape").decode()  # (a lone CR, NUL, a BOM: `\r`)
+        return RuleError(f"unexpected character `{shown}`", span, hint)
     if isinstance(err, UnexpectedEOF):
         return RuleError("unexpected end of file", span)
     assert isinstance(err, UnexpectedToken)

@@ -263,7 +263,8 @@ class _Reader:
         """(name, key node, value node) of each entry of a section; an empty section has none."""
         if _kind(v) == "empty":
             return
-        for k, val in self.mapping(v, f"`{section}`", example):
+        label = f"`{section}`" if section.isidentifier() else section  # (a key, or words that quote their names)
+        for k, val in self.mapping(v, label, example):
             yield self.name(k, "name"), k, val
 
     def s_params(self, k, v, top):
