@@ -917,9 +917,10 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
         for n, move in enumerate((after or "").split(), 1):
             move, step = spelling.step(ref, state, move)
             if step is None:
-                legal = ", ".join(ref.legal_moves(state)) or "none"
+                moves_here = ref.legal_moves(state)
+                hint = spelling.suggestion(move, moves_here) if moves_here else None
                 raise UsageError(f"{inst.level}: --after move {n} `{move}` is not legal there; the legal moves are: "
-                                 f"{legal}")
+                                 f"{', '.join(moves_here) or 'none'}" + (f"; {hint}" if hint else ""))
             state = step[0]
         legal = api.system(inst, notice=_compile_notice).legal_moves(state)
         shown = legal[:1] if hint else ([] if count_only else legal)
