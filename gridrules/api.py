@@ -130,16 +130,20 @@ def read_levels(game: ir.Game, path: str, forced_format: str | None = None) -> t
     fmt = detect_format(game, text, forced_format)
     try:
         return fmt, READERS[fmt.format].read(src)
-    except LevelError as err:
+    except LevelError:
         recognised = fmt.format != "grid" and READERS[fmt.format].sniff(text)
         if forced_format is not None or recognised:
             raise
-        # No format recognised the text and the catch-all could not read it: if it starts as another format's
-        # files do, that format's reader says what is wrong (an HDU 4127 case that ends early, not a ragged grid).
+        # No format recognised the text and the last one tried could not read it: if it starts as another
+        # format's files do, that format's reader says what is wrong (an HDU 4127 case that ends early, not a
+        # ragged grid). Its error only: the file is not read as that format (it failed that format's sniff).
         for other in sorted(game.formats, key=lambda f: list(READERS).index(f.format)):
             looks = READERS[other.format].looks
             if other is not fmt and looks is not None and looks(text):
-                return other, READERS[other.format].read(src)
+                try:
+                    READERS[other.format].read(src)
+                except LevelError as err:
+                    raise err from None
         raise
 
 

@@ -211,7 +211,7 @@ class _Seconds(click.ParamType):
                 seconds = math.nan
         if math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS:
             return seconds
-        self.fail(f"`{value}` is not a number of seconds greater than 0 and at most {MAX_SECONDS} "
+        self.fail(f"`{value}` is not a number of seconds greater than 0 and at most {MAX_SECONDS:,} "
                   "(about 31 years)", param, ctx)
 
 
@@ -221,7 +221,7 @@ def _budget_options(f):
                           "anytime keeps at most N states waiting, shedding the worse half beyond (default 100000).")(f)
     f = click.option("--time-limit", type=_Seconds(), default=None, metavar="SECONDS",
                      help="Stop each level's search after this many seconds (exit 3): a number greater than 0 and at "
-                          f"most {MAX_SECONDS} (about 31 years). The anytime search stops after "
+                          f"most {MAX_SECONDS:,} (about 31 years). The anytime search stops after "
                           f"{ANYTIME_SECONDS:g} s unless told, and answers with the best solution found (exit 0).")(f)
     f = click.option("--heuristic", metavar="NAME", default=None,
                      help="Use only this heuristic of the rules. One not declared `admissible` may be faster but "
@@ -918,9 +918,9 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
             move, step = spelling.step(ref, state, move)
             if step is None:
                 moves_here = ref.legal_moves(state)
-                hint = spelling.suggestion(move, moves_here) if moves_here else None
+                near = spelling.suggestion(move, moves_here) if moves_here else None
                 raise UsageError(f"{inst.level}: --after move {n} `{move}` is not legal there; the legal moves are: "
-                                 f"{', '.join(moves_here) or 'none'}" + (f"; {hint}" if hint else ""))
+                                 f"{', '.join(moves_here) or 'none'}" + (f"; {near}" if near else ""))
             state = step[0]
         legal = api.system(inst, notice=_compile_notice).legal_moves(state)
         shown = legal[:1] if hint else ([] if count_only else legal)

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from . import ir
 from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError
 from .layout import Layout
-from .levels import MAX_CELLS, MAX_ELEMENTS, RawLevel
+from .levels import MAX_ELEMENTS, RawLevel, check_size
 
 
 @dataclass(frozen=True)
@@ -299,15 +299,14 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     rows, cols = raw.rows, raw.cols
     if rows == 0 or cols == 0:
         raise LevelError("the level has no cells", raw.head_span())
-    if rows * cols > MAX_CELLS:
-        raise LevelError(f"the level has {rows:,} x {cols:,} cells, more than gridrules handles (at most "
-                         f"{MAX_CELLS:,} cells)", raw.head_span())
+    check_size(rows, cols, raw.head_span())
     board = Board(rows, cols)
     overrides = dict(overrides or {})
     params: dict = {}
     doms: dict[str, Dom] = {}
     const = Compiler(game, board, params, doms)
-    const.rounds = [MAX_SETUP_ROUNDS]  # (nested loops in `init` must end: no --time-limit applies here)
+    setup_rounds = max(MAX_SETUP_ROUNDS, 16 * rows * cols)  # (nested loops in `init` must end: no --time-limit)
+    const.rounds = [setup_rounds, setup_rounds]
 
     def const_value(e: ir.Expr):
         return const.expr(e)(Frame({}, 0))

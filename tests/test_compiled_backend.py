@@ -1049,3 +1049,17 @@ def test_a_cost_past_64_bits_is_refused_by_native_searches_and_counted_by_the_re
     assert sol.status == SOLVED and sol.cost == 3 * (2**62 - 1) and sol.moves == ("s", "s", "s")
     cheaper = instance_from_rules(COSTLY, ".", {"price": 2**61})
     assert api.solve(system(cheaper, "compiled"), algorithm).cost == 3 * 2**61
+
+
+def test_a_goal_that_fits_in_64_bits_is_found_when_its_cost_plus_a_move_would_not():
+    """BFS tests goals as they are made and asks, at each state it takes, whether a cheaper goal could still come
+    (the goal's cost against the state's plus the cheapest move's: that sum wrapped past 2^63 - 1)."""
+    from gridrules import api
+
+    rules = COSTLY.replace('action step() "s" cost price:\n    n = n + 1',
+                           'action step() "s" cost price:\n    n = n + 2\n'
+                           'action jump() "j" cost price + price / 2:\n    n = n + 1').replace("n == 3", "n == 1")
+    inst = instance_from_rules(rules, ".", {"price": 2**62})
+    for backend in ("compiled", "reference"):
+        sol = api.solve(system(inst, backend), "bfs")
+        assert (sol.status, sol.cost, sol.moves) == (SOLVED, 2**62 + 2**61, ("j",))

@@ -95,6 +95,8 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_huge_map": (BLOXORZ, [], None),
     "hdu4127_wrong_size": (FLOODIT, [], None),
     "init_loops_run_long": (OWN + "endless_init.grl", [], None),
+    "legend_loops_run_long": (OWN + "busy_legend.grl", [], None),
+    "array_too_large_2d": (OWN + "table.grl", ["size=5000"], None),
     "roller_no_start": (OWN + "roller.grl", [], None),
     "roller_two_starts": (OWN + "roller.grl", [], None),
     "roller_no_exit": (OWN + "roller.grl", [], None),
@@ -249,12 +251,11 @@ def test_runtime_error_native_search(name, algorithm):
 
 def test_a_level_with_too_many_cells(monkeypatch, tmp_path):
     """The limit on a level's cells (16,777,216: a file that large is 16 MB, so not a golden file): here 4."""
-    import gridrules.instance
+    import gridrules.levels
 
-    monkeypatch.setattr(gridrules.instance, "MAX_CELLS", 4)
+    monkeypatch.setattr(gridrules.levels, "MAX_CELLS", 4)
     level = tmp_path / "big.txt"
     level.write_text("012\n345\n012\n")
     with pytest.raises(GridrulesError) as err:
         load(FLOODIT, str(level))
-    assert err.value.render() == (f"{level}:1:1: the level has 3 x 3 cells, more than gridrules handles (at most 4 "
-                                  "cells)\n  012\n  ^")
+    assert err.value.render() == f"{level}:1:1: the level would have 3 x 3 cells: more than the 4 a level may have\n  012\n  ^"

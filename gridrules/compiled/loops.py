@@ -305,7 +305,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
     (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
     (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again), 5 a new state would pass max_states
-    (when >= 0), 6 a cost (with the heuristic's estimate) passed 2^63 - 1. With use_dead, a state that `dead`
+    (when >= 0), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead`
     says is a deadlock is not expanded (meta[7] counts them). With a step (meta[10] > 0: every move costs at
     least that much; only without the heuristic), states are tested for the goal when they are made, as
     solvers/bfs.py does: a goal made from a state taken at cost g costs no more than any other once it costs at
@@ -336,7 +336,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             return
         f0, k0 = HF[meta[8]], HK[meta[8]]
         g, i = _take(HF, HG, HI, HK, meta)
-        if meta[11] >= 0 and G[meta[11]] <= g + step:
+        if meta[11] >= 0 and G[meta[11]] - step <= g:
             _found(meta, meta[11])  # no state left could reach a cheaper goal
             return
         if g != G[i]:
@@ -370,7 +370,9 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
                 prefetch(K, (e & _ROW_MASK) * words)
         for m in range(n):
             if COST[m] > _MOST - g:  # (costs are never negative; numba's adds do not wrap: LLVM may drop a
-                meta[6] = 6          # test of a wrapped sum, so the test comes first)
+                if max_cost >= 0:    # test of a wrapped sum, so the test comes first)
+                    continue  # (it costs more than max_cost)
+                meta[6] = 6
                 return
             ng = g + COST[m]
             if max_cost >= 0 and ng > max_cost:
@@ -400,12 +402,10 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             PARENT[target] = i
             MOVE_OF[target] = MOVE[m]
             h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
-            if h > _MOST - ng:
-                meta[6] = 6
-                return
-            if max_cost >= 0 and use_h and ng + h > max_cost:
+            f = ng + h if h <= _MOST - ng else _MOST  # (an estimate past 2^63 - 1 as 2^63 - 1: still a bound)
+            if max_cost >= 0 and use_h and f > max_cost:
                 continue
-            _put(HF, HG, HI, HK, meta, ng + h, ng, target, np.int64(key), g)
+            _put(HF, HG, HI, HK, meta, f, ng, target, np.int64(key), g)
             if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
                 meta[11] = target  # the cheapest goal made so far
                 if ng <= g + step:
@@ -562,7 +562,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, the expansions at
     which the run ends, random state, whether a move was ever banned]. status: -1 fresh, 0 running,
     1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
-    max_states expansions (when >= 0), 6 a cost (with the estimate) passed 2^63 - 1. With use_dead, a state that
+    max_states expansions (when >= 0), 6 a path's cost passed 2^63 - 1. With use_dead, a state that
     `dead` says is a deadlock is not entered (meta[13] counts them)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(PATH),
@@ -624,10 +624,13 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             continue
         CHI[d] = j + 1
         meta[4] += 1
-        if CHC[d, j] > _MOST - PG[d]:  # (as in best_first: past 2^63 - 1)
+        if CHC[d, j] <= _MOST - PG[d]:  # (as in best_first: past 2^63 - 1 is an error unless max_cost prunes it)
+            cg = PG[d] + CHC[d, j]
+        elif 0 <= max_cost < _MOST:
+            cg = _MOST  # (pruned below)
+        else:
             meta[6] = 6
             return
-        cg = PG[d] + CHC[d, j]
         m = CHM[d, j]
         after = -1
         persists = False
@@ -675,10 +678,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 _ban(ab, ban_at, MA, MARG, BS, meta, m)
             continue
         est = heuristic(CH[d, j], SL, SG, D1, g1, BM, ab) if use_h else 0
-        if est > _MOST - cg:
-            meta[6] = 6
-            return
-        f = cg + est
+        f = cg + est if est <= _MOST - cg else _MOST  # (as in best_first)
         if f > bound:
             if not (admissible and max_cost >= 0 and f > max_cost) and (meta[2] < 0 or f < meta[2]):
                 meta[2] = f

@@ -130,7 +130,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 6:
-                raise UsageError(TOO_COSTLY)
+                raise UsageError(f"{system.inst.level}: {TOO_COSTLY}")
             if status == 3:
                 arrays.grow(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, rehash)
                 meta[6], meta[8] = 0, 0
@@ -252,7 +252,7 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 6:
-                raise UsageError(TOO_COSTLY)
+                raise UsageError(f"{system.inst.level}: {TOO_COSTLY}")
             if status == 3:
                 path = path.grown()
                 meta[6] = 0

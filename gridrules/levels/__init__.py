@@ -5,6 +5,7 @@ token means. Readers are registered in READERS; `sniff` lets a file's format be 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -14,6 +15,13 @@ from ..errors import LevelError, Source, Span
 # level's rows alone would take gigabytes of memory.
 MAX_CELLS = 1 << 24
 MAX_ELEMENTS = 1 << 24
+
+
+def check_size(rows: int, cols: int, span: Span) -> None:
+    """A LevelError for a level of more than MAX_CELLS cells (before a reader or `instantiate` lists them)."""
+    if rows * cols > MAX_CELLS:
+        raise LevelError(f"the level would have {rows:,} x {cols:,} cells: more than the {MAX_CELLS:,} a level may "
+                         "have", span)
 
 
 @dataclass
@@ -54,8 +62,8 @@ class Reader:
     sniff: Callable[[str], bool]
     description: str
     # a weaker test: the text starts as this format's files do (its header), whatever follows; asked only when
-    # no format's sniff accepts the text and the catch-all `grid` cannot read it either, so that the error
-    # reported is this format's (`case 1 ends early`) rather than the grid's (`ragged grid`)
+    # no format's sniff accepts the text and the last format tried (`grid`) cannot read it either, so that the
+    # error reported is this format's (`case 1 ends early`) rather than the grid's (`ragged grid`)
     looks: Callable[[str], bool] | None = None
 
 
@@ -165,11 +173,15 @@ def read_hdu4127(src: Source) -> list[RawLevel]:
     return levels
 
 
+def _plain_size(row: list[str]) -> bool:
+    """A row holding one number written plainly: ASCII digits, no leading zero (`01` is a grid row), at most 9."""
+    return len(row) == 1 and re.fullmatch(r"0|[1-9][0-9]{0,8}", row[0]) is not None
+
+
 def sniff_hdu4127(text: str) -> bool:
     """A first line holding one number N written plainly (no leading zero: `01` is a grid row), then N-number rows."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()]
-    if not rows or len(rows[0]) != 1 or not rows[0][0].isdigit() or len(rows[0][0]) > 9 \
-            or str(int(rows[0][0])) != rows[0][0]:
+    if not rows or not _plain_size(rows[0]):
         return False
     n = int(rows[0][0])
     return n == 0 or len(rows) > n and all(len(r) == n for r in rows[1:n + 1])
@@ -246,20 +258,11 @@ def sniff_hdu1175(text: str) -> bool:
 
 from .bloxorz import read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002  # noqa: E402
 
-def _first_row(text: str) -> list[str]:
-    return next((ln.split() for ln in text.splitlines() if ln.strip()), [])
-
-
 def _looks_hdu4127(text: str) -> bool:
-    """A first line holding one number N written plainly, then a row of blank-separated numbers (so not a grid
+    """A first line holding one number N written plainly, then a row of blank-separated tokens (so not a grid
     whose first row happens to be digits)."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()][:2]
-    return (len(rows) == 2 and len(rows[0]) == 1 and rows[0][0].isdigit() and str(int(rows[0][0])) == rows[0][0]
-            and len(rows[1]) > 1)
-
-
-def _plain_numbers(row: list[str], count: int) -> bool:
-    return len(row) == count and all(p.isdigit() for p in row)
+    return len(rows) == 2 and _plain_size(rows[0]) and len(rows[1]) > 1
 
 
 READERS: dict[str, Reader] = {
@@ -268,15 +271,12 @@ READERS: dict[str, Reader] = {
         Reader("hdu4127", read_hdu4127, sniff_hdu4127,
                "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`", _looks_hdu4127),
         Reader("hdu1175", read_hdu1175, sniff_hdu1175,
-               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`",
-               lambda text: _plain_numbers(_first_row(text), 2)),
+               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`"),
         Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
-               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines",
-               lambda text: _plain_numbers(_first_row(text), 2)),
+               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines"),
         Reader("bloxorz", read_bloxorz, sniff_bloxorz,
                "gridrules' Bloxorz format: the map, `---`, then teleport/switch/bridge lines"),
-        Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file",
-               lambda text: len(_first_row(text)) > 1),
+        Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file"),
         Reader("grid", read_grid, lambda text: True, "rows of characters, one per cell"),
     )
 }

@@ -29,7 +29,7 @@ def sniff_bloxorz_seed002(text: str) -> bool:
 
 
 def read_bloxorz_seed002(src: Source):
-    from . import MAX_CELLS, RawLevel, _empty, _lines
+    from . import RawLevel, _empty, _lines, check_size
 
     lines = _lines(src.text)
     i = 0
@@ -43,9 +43,7 @@ def read_bloxorz_seed002(src: Source):
     n, m = int(head[0]), int(head[1])
     if n < 1 or m < 1:
         raise LevelError(f"a map needs at least one row and one column, not {n} x {m}", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
-    if n * m > MAX_CELLS:
-        raise LevelError(f"a map of {n:,} x {m:,} cells is larger than gridrules reads (at most {MAX_CELLS:,} cells)",
-                         Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
+    check_size(n, m, Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
     map_lines = lines[i + 1: i + 1 + n]
     if len(map_lines) < n:
         col = lines[i].index(head[0]) + 1

@@ -18,7 +18,7 @@ from ..errors import RuleRuntimeError
 
 MAX_LOOP = 1_000_000
 MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
-MAX_SETUP_ROUNDS = 10_000_000  # loop rounds of a level's set-up (the legend and `init`) in all: nested loops
+MAX_SETUP_ROUNDS = 10_000_000  # loop rounds of a level's set-up (legend, `init`) in all, or 16 a cell if more
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
 COMMUTES = ("commutes",)  # the same for `commutes`
 PERSISTS = ("persists",)  # the same for `persists`
@@ -219,7 +219,7 @@ class Compiler:
         self.paths: list | None = None  # when a list, every path `path(...)` finds is appended (for showing moves)
         self.trace: list | None = None  # when a list, every step of every chain reaction is appended (`show --trace`)
         self._kinds = None  # particle kinds, compiled on first use (their timing may read parameters)
-        # when a one-element list: the loop rounds left to the code compiled from now on (a level's set-up,
+        # when a list [left, limit]: the loop rounds left to the code compiled from now on (a level's set-up,
         # which no --time-limit bounds), counted down by every round of every loop
         self.rounds: list[int] | None = None
 
@@ -907,8 +907,8 @@ class Compiler:
         def counted(f):
             rounds[0] -= 1
             if rounds[0] < 0:
-                raise RuleRuntimeError(f"its loops have run {MAX_SETUP_ROUNDS:,} rounds in all (the limit while "
-                                       "a level is set up); does this one ever end?", span)
+                raise RuleRuntimeError(f"loops have run {rounds[1]:,} times in all, the most a level's set-up may; "
+                                       "does this one ever end?", span)
             body(f)
 
         return counted

@@ -114,7 +114,7 @@ def test_compiling_is_announced_once(run, tmp_path, monkeypatch):
 
 
 # ---- arguments found by fuzzing ---------------------------------------------------------------------
-SECONDS_WANTED = "is not a number of seconds greater than 0 and at most 1000000000 (about 31 years)"
+SECONDS_WANTED = "is not a number of seconds greater than 0 and at most 1,000,000,000 (about 31 years)"
 
 
 @pytest.mark.parametrize("command", ["solve", "show"])
