@@ -187,6 +187,13 @@ def sniff_hdu4127(text: str) -> bool:
     return n == 0 or len(rows) > n and all(len(r) == n for r in rows[1:n + 1])
 
 
+def _looks_hdu4127(text: str) -> bool:
+    """A first line holding one number N written plainly, then a row of blank-separated tokens (so not a grid
+    whose first row happens to be digits)."""
+    rows = [ln.split() for ln in text.splitlines() if ln.strip()][:2]
+    return len(rows) == 2 and _plain_size(rows[0]) and len(rows[1]) > 1
+
+
 # ---- hdu1175: Lianliankan boards, each followed by queries -----------------------------------------------
 def read_hdu1175(src: Source) -> list[RawLevel]:
     """Cases of `n m`, n rows of m numbers, `q`, then q lines `x1 y1 x2 y2` (1-based row and column); the input
@@ -257,13 +264,6 @@ def sniff_hdu1175(text: str) -> bool:
 
 
 from .bloxorz import read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002  # noqa: E402
-
-def _looks_hdu4127(text: str) -> bool:
-    """A first line holding one number N written plainly, then a row of blank-separated tokens (so not a grid
-    whose first row happens to be digits)."""
-    rows = [ln.split() for ln in text.splitlines() if ln.strip()][:2]
-    return len(rows) == 2 and _plain_size(rows[0]) and len(rows[1]) > 1
-
 
 READERS: dict[str, Reader] = {
     r.name: r
