@@ -728,15 +728,15 @@ class _Spelling:
     def suggestion(self, move: str, legal: list[str]) -> str | None:
         """`did you mean `M`?` for the legal move M closest to `move`, as written or (an unordered action's)
         reordered: `3,4-1,2` is nearest `1,1-3,4` typed as `3,4-1,1`."""
-        import difflib
+        from .errors import closest
 
         legal_set = set(legal)
         names = {m: m for m in legal}
         for alias, text in self.aliases.items():
             if text in legal_set:
                 names.setdefault(alias, text)
-        close = difflib.get_close_matches(move, sorted(names), n=1, cutoff=0.6)
-        return f"did you mean `{names[close[0]]}`?" if close else None
+        close = closest(move, names)
+        return f"did you mean `{names[close]}`?" if close else None
 
     def step(self, system, state, move: str) -> tuple[str, object]:
         """(the move's own text, system.step(state, move)) for a legal move, as typed or reordered; else

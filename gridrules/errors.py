@@ -107,8 +107,14 @@ class UsageError(GridrulesError):
     """A command-line argument or file the user named is unusable."""
 
 
-def did_you_mean(name: str, candidates) -> str | None:
+def closest(name: str, candidates) -> str | None:
+    """The candidate most like `name`, if any is like enough."""
     import difflib
 
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"did you mean `{close[0]}`?" if close else None
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    close = closest(name, candidates)
+    return f"did you mean `{close}`?" if close else None

@@ -13,6 +13,16 @@ from pathlib import Path
 from ..cache import cache_dir
 
 
+def runtime_copy(source: bytes | None = None) -> Path:
+    """Where _runtime_unrefcounted keeps its copy of runtime.py (`source`: runtime.py's text, read if not
+    given): named by the text's digest, so that each version's helpers and their cache entries are apart."""
+    import hashlib
+
+    if source is None:
+        source = Path(__file__).with_name("runtime.py").read_bytes()
+    return cache_dir() / "modules" / f"_runtime_unrefcounted_{hashlib.sha256(source).hexdigest()[:20]}.py"
+
+
 # numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one); if numba was
 # imported already, tell its config directly, or every run would compile again.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))

@@ -8,13 +8,13 @@ must never get such a version, nor code without it one that counts (which would 
 without reference counting, such as a helper that allocates). So these are the same functions compiled from a copy
 of runtime.py in the cache, named by its digest: their versions and their cache entries are apart.
 """
-import hashlib
 from pathlib import Path
 
-from ..cache import cache_dir, write_atomic
+from ..cache import write_atomic
+from . import runtime_copy
 
 _SOURCE = Path(__file__).with_name("runtime.py").read_bytes()
-_COPY = cache_dir() / "modules" / f"_runtime_unrefcounted_{hashlib.sha256(_SOURCE).hexdigest()[:20]}.py"
+_COPY = runtime_copy(_SOURCE)
 if not _COPY.exists() or _COPY.read_bytes() != _SOURCE:
     write_atomic(_COPY, _SOURCE)
 exec(compile(_SOURCE, str(_COPY), "exec"))  # (this module's globals: its own dispatchers)

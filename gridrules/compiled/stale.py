@@ -10,11 +10,11 @@ digest of a source they do not keep, so which of them are current cannot be told
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 
 from ..cache import cache_dir
+from . import runtime_copy
 
 
 def _read_folders() -> list[Path]:
@@ -30,12 +30,12 @@ def _read_folders() -> list[Path]:
     return folders
 
 
-def _current_module(path: Path, runtime_digest: str) -> bool:
-    """Whether a module of the cache's `modules` folder is one this copy reads."""
+def _current_module(path: Path, runtime: Path) -> bool:
+    """Whether a module of the cache's `modules` folder is one this copy reads (runtime: its runtime copy)."""
     from .system import _module_name
 
     if path.stem.startswith("_runtime_unrefcounted_"):
-        return path.stem == "_runtime_unrefcounted_" + runtime_digest
+        return path.name == runtime.name
     try:
         return path.stem == _module_name(path.read_text())
     except (OSError, UnicodeDecodeError):
@@ -48,13 +48,12 @@ def stale_files(numba_folder: Path | None) -> list[Path]:
     `numba` folder (None: it is elsewhere, and nothing of it is counted)."""
     from numba.core.caching import _CacheLocator  # (how numba names a source folder's cache folder)
 
-    runtime = (Path(__file__).with_name("runtime.py")).read_bytes()
-    digest = hashlib.sha256(runtime).hexdigest()[:20]  # (as _runtime_unrefcounted names its copy)
+    runtime = runtime_copy()
     modules = cache_dir() / "modules"
     stale, current = [], set()
     files = [p for p in sorted(modules.iterdir()) if p.is_file()] if modules.is_dir() else []
     for path in files:
-        if path.suffix == ".py" and _current_module(path, digest):
+        if path.suffix == ".py" and _current_module(path, runtime):
             current.add(path.stem)
         elif path.suffix == ".py":
             stale.append(path)
