@@ -291,3 +291,15 @@ def test_ir_nodes_are_values():
         with pytest.raises(dataclasses.FrozenInstanceError):
             delattr(node, name)
     assert dataclasses.replace(ir.Const(ir.Ty("int"), 1), value=2) == ir.Const(ir.Ty("int"), 2)
+    # (their methods are written at first use: a node made by pickle, or of a class not used yet, is the same)
+    import pickle
+
+    thawed = pickle.loads(pickle.dumps(game))
+    assert thawed == game and hash(thawed) == hash(game)
+    one, other = ir.Const(ir.Ty("int"), 1), ir.Const(ty=ir.Ty("int"), value=1, span=game.goals[0].span)
+    assert one == other and hash(one) == hash(other) and one.span is None
+    assert ir.Const(ir.Ty("int"), 1) != ir.Const(ir.Ty("bool"), 1) and ir.Const(ir.Ty("int"), 1) != 1
+    assert ir.ParamRef(ir.Ty("int"), "n") != ir.GlobalRef(ir.Ty("int"), "n")  # (same fields, other nodes)
+    assert repr(ir.Const(ir.Ty("int"), 1)) == "Const(ty=Ty(kind='int', name=None), value=1)"
+    with pytest.raises(TypeError):
+        ir.Const(ir.Ty("int"))
