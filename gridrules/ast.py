@@ -1,50 +1,47 @@
 """The syntax tree both rule forms (text DSL and YAML) produce.
 
-Frozen dataclasses; every node carries its source span, which is left out of equality so that the DSL
-and YAML forms of one game compare equal.
+Values (nodes.py); every node carries its source span, which is left out of equality so that the DSL and
+YAML forms of one game compare equal.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .errors import Span
+from .nodes import SPAN, Value, node
 
-SPAN = field(default=None, compare=False, repr=False)
 
-
-@dataclass(frozen=True)
-class Node:
+@node
+class Node(Value):
     pass
 
 
 # ---- types -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@node
 class TBool(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class TInt(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class TCell(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class TDir(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class TNamed(Node):  # an enum
     name: str
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class TRange(Node):  # lo..hi, inclusive
     lo: "Expr"
     hi: "Expr"
@@ -55,37 +52,37 @@ TypeExpr = TBool | TInt | TCell | TDir | TNamed | TRange
 
 
 # ---- expressions -------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@node
 class IntLit(Node):
     value: int
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class BoolLit(Node):
     value: bool
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class NoneLit(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Name(Node):
     id: str
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class CellLit(Node):
     row: "Expr"
     col: "Expr"
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Binary(Node):
     """Arithmetic, comparison, logic and set operators: + - * / % == != < <= > >= and or | & in."""
 
@@ -95,19 +92,19 @@ class Binary(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Not(Node):
     operand: "Expr"
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Neg(Node):
     operand: "Expr"
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Where(Node):
     """`S where P`: the cells of S for which P holds (P is read at each cell, see `here`)."""
 
@@ -116,7 +113,7 @@ class Where(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class At(Node):
     """`pose at cell`: a body value."""
 
@@ -125,28 +122,28 @@ class At(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Range(Node):
     lo: "Expr"
     hi: "Expr"
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Index(Node):
     base: "Expr"
     args: tuple["Expr", ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Field(Node):
     base: "Expr"
     name: str
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Call(Node):
     func: str
     args: tuple["Expr", ...]
@@ -157,21 +154,21 @@ Expr = IntLit | BoolLit | NoneLit | Name | CellLit | Binary | Not | Neg | Where 
 
 
 # ---- statements --------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@node
 class Let(Node):
     name: str
     value: Expr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Assign(Node):
     target: Name | Index
     value: Expr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class AugAssign(Node):
     target: Name | Index
     op: str  # "+" or "-"
@@ -179,38 +176,38 @@ class AugAssign(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Require(Node):
     cond: Expr
     message: str | None = None  # shown when a level fails the requirement in `init` or a legend
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Return(Node):
     value: Expr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class CallStmt(Node):
     call: Call
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Pass(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Safe(Node):
     """`safe`: the move being made is safe — a search takes it without trying the state's other moves."""
 
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Commutes(Node):
     """`commutes`: the move being made commutes with the next one if that one also runs `commutes` — a path
     search tries one order of such runs."""
@@ -218,7 +215,7 @@ class Commutes(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Persists(Node):
     """`persists`: a solution that makes the move being made later can make it now, at no greater cost — a path
     search bans it below its siblings once its own subtree failed."""
@@ -226,7 +223,7 @@ class Persists(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Chooses(Node):
     """`chooses v`: the move is one of the options for `v`; a search tries first the moves of the value with the
     fewest legal moves (fail first)."""
@@ -235,7 +232,7 @@ class Chooses(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Ranks(Node):
     """`ranks v`: the move's rank; a search tries the moves of lower rank first (after `chooses`)."""
 
@@ -243,7 +240,7 @@ class Ranks(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Emit(Node):
     """`emit P(cell)` or `emit P(cell, dir)`: send particles of kind P flying (see ParticleDecl)."""
 
@@ -252,14 +249,14 @@ class Emit(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class If(Node):
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
     orelse: tuple["Stmt", ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class For(Node):
     var: str
     iter: Expr
@@ -267,7 +264,7 @@ class For(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class While(Node):
     cond: Expr
     body: tuple["Stmt", ...]
@@ -279,14 +276,14 @@ Stmt = (Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | C
 
 
 # ---- declarations ------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@node
 class Game(Node):
     name: str
     title: str | None
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Param(Node):
     name: str
     type: TypeExpr
@@ -294,14 +291,14 @@ class Param(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class EnumDecl(Node):
     name: str
     values: tuple[str, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class LayerDecl(Node):
     name: str
     type: TypeExpr
@@ -309,7 +306,7 @@ class LayerDecl(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class GlobalDecl(Node):
     name: str
     dims: tuple[Expr, ...]
@@ -319,14 +316,14 @@ class GlobalDecl(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Pose(Node):
     name: str
     cells: tuple[tuple[int, int], ...]  # offsets from the anchor
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class Roll(Node):
     pose: str  # from
     dir: str  # L R U D
@@ -335,7 +332,7 @@ class Roll(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class BodyDecl(Node):
     name: str
     poses: tuple[Pose, ...]
@@ -343,7 +340,7 @@ class BodyDecl(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class ParticleProp(Node):
     """One line of a particle declaration: `timing: half`, `stop: drop != 0`, `hit: splash`, `leave: lost`."""
 
@@ -352,21 +349,21 @@ class ParticleProp(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class ParticleDecl(Node):
     name: str
     props: tuple[ParticleProp, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class ParamDecl(Node):
     name: str
     type: TypeExpr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class DefDecl(Node):
     name: str
     params: tuple[ParamDecl, ...]
@@ -374,7 +371,7 @@ class DefDecl(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class ActionDecl(Node):
     name: str
     params: tuple[ParamDecl, ...]
@@ -386,38 +383,38 @@ class ActionDecl(Node):
     unordered: bool = False  # the parameters are a set: each combination is one move
 
 
-@dataclass(frozen=True)
+@node
 class InitDecl(Node):
     body: tuple[Stmt, ...]
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class GoalDecl(Node):
     cond: Expr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class FailDecl(Node):
     cond: Expr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class DeadlockDecl(Node):
     cond: Expr
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class LimitDecl(Node):
     cost: Expr
     when: Expr | None
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class HeuristicDecl(Node):
     name: str
     admissible: bool
@@ -426,13 +423,13 @@ class HeuristicDecl(Node):
     dominates: tuple[Name, ...] = ()  # heuristics this one is never below (the default max leaves them out)
 
 
-@dataclass(frozen=True)
+@node
 class ScoreDecl(Node):
     body: tuple[Stmt, ...]  # an expression form becomes one Return
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class LegendEntry(Node):
     """Which level tokens an entry matches: one ('x'), a range ('a'..'z') or any ('*')."""
 
@@ -443,7 +440,7 @@ class LegendEntry(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class ShowDecl(Node):
     """`show LAYER: EXPR`: how a board is drawn, the layer's value as a player sees it, worked out per cell."""
 
@@ -452,7 +449,7 @@ class ShowDecl(Node):
     span: Span | None = SPAN
 
 
-@dataclass(frozen=True)
+@node
 class LevelDecl(Node):
     format: str
     legend: tuple[LegendEntry, ...]
@@ -463,7 +460,7 @@ Decl = (Game | Param | EnumDecl | LayerDecl | GlobalDecl | BodyDecl | ParticleDe
         | GoalDecl | FailDecl | DeadlockDecl | LimitDecl | HeuristicDecl | ScoreDecl | ShowDecl | LevelDecl)
 
 
-@dataclass(frozen=True)
+@node
 class RuleFile(Node):
     decls: tuple[Decl, ...]
     span: Span | None = SPAN

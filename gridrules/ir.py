@@ -7,83 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass, field
 
 from .errors import Span
-
-SPAN = field(default=None, compare=False, repr=False)
-
-
-class _Value:
-    """An IR node is a value: __init__ sets its fields once and nothing sets them again; nodes are hashed and
-    compared by value, as frozen dataclasses are. (Not frozen dataclasses: the IR's fifty classes are made at
-    every start, see node.)"""
-
-    __slots__ = ()
-
-    def __setattr__(self, name, value):
-        if name in self.__dict__:
-            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name):
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
-        return f"{type(self).__qualname__}({shown})"
-
-
-def _methods(cls) -> None:
-    """Write a node class's __init__, __eq__ and __hash__, as dataclass(unsafe_hash=True) would, in one exec,
-    when the class is first used rather than when it is defined: dataclass's four execs a class were most of the
-    time it took to import this module (~25 ms of every start; a warm run unpickles its game and makes few
-    nodes)."""
-    fields = dataclasses.fields(cls)
-    params = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}"
-                       for f in fields)
-    sets = "".join(f"    self.{f.name} = {f.name}\n" for f in fields) or "    pass\n"
-    key = "".join(f"self.{f.name}," for f in fields if f.compare)
-    other = "".join(f"other.{f.name}," for f in fields if f.compare)
-    source = (f"def __init__(self, {params}):\n{sets}"
-              f"def __eq__(self, other):\n"
-              f"    if other.__class__ is self.__class__:\n        return ({key}) == ({other})\n"
-              f"    return NotImplemented\n"
-              f"def __hash__(self):\n    return hash(({key}))\n")
-    scope = {f"_default_{f.name}": f.default for f in fields}
-    exec(source, scope)
-    cls.__init__, cls.__eq__, cls.__hash__ = scope["__init__"], scope["__eq__"], scope["__hash__"]
-
-
-def _first_init(self, *args, **kwargs):
-    _methods(type(self))
-    type(self).__init__(self, *args, **kwargs)
-
-
-def _first_eq(self, other):
-    _methods(type(self))
-    return type(self).__eq__(self, other)
-
-
-def _first_hash(self):
-    _methods(type(self))
-    return type(self).__hash__(self)
-
-
-def node(cls):
-    """An IR class: a dataclass whose methods are written on first use (_methods)."""
-    documented = cls.__doc__ is not None
-    cls.__doc__ = cls.__doc__ or cls.__name__  # (dataclass would ask inspect.signature, ~0.2 ms a class)
-    cls = dataclass(init=False, repr=False, eq=False)(cls)
-    if not documented:
-        cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in dataclasses.fields(cls))})"
-    cls.__init__, cls.__eq__, cls.__hash__ = _first_init, _first_eq, _first_hash
-    return cls
+from .nodes import SPAN, Value, node
 
 
 # ---- types -------------------------------------------------------------------------------------
 @node
-class Ty(_Value):
+class Ty(Value):
     """bool | int | cell | dir | enum | set | range | body | void. `name` names the enum or body."""
 
     kind: str
@@ -112,7 +43,7 @@ def body_ty(name: str) -> Ty:
 
 
 @node
-class Domain(_Value):
+class Domain(Value):
     """The values a stored thing may take. For ints, `lo..hi` are expressions evaluated per level."""
 
     ty: Ty
@@ -122,7 +53,7 @@ class Domain(_Value):
 
 # ---- expressions -------------------------------------------------------------------------------
 @node
-class Expr(_Value):
+class Expr(Value):
     ty: Ty
 
 
@@ -314,7 +245,7 @@ def params_only(e: Expr) -> bool:
 
 # ---- statements --------------------------------------------------------------------------------
 @node
-class Stmt(_Value):
+class Stmt(Value):
     pass
 
 
@@ -443,7 +374,7 @@ class While(Stmt):
 
 # ---- declarations ------------------------------------------------------------------------------
 @node
-class ParamInfo(_Value):
+class ParamInfo(Value):
     name: str
     domain: Domain
     default: Expr
@@ -451,7 +382,7 @@ class ParamInfo(_Value):
 
 
 @node
-class LayerInfo(_Value):
+class LayerInfo(Value):
     name: str
     domain: Domain
     static: bool
@@ -459,7 +390,7 @@ class LayerInfo(_Value):
 
 
 @node
-class GlobalInfo(_Value):
+class GlobalInfo(Value):
     name: str
     dims: tuple[Expr, ...]
     domain: Domain
@@ -469,7 +400,7 @@ class GlobalInfo(_Value):
 
 
 @node
-class BodyInfo(_Value):
+class BodyInfo(Value):
     """A rigid body: poses (cells as offsets from an anchor) and a roll table."""
 
     name: str
@@ -483,7 +414,7 @@ TIMINGS = ("half", "unit")
 
 
 @node
-class ParticleInfo(_Value):
+class ParticleInfo(Value):
     """A kind of particle: how fast it flies, where it stops, and the defs run when some stop at a cell in one
     step (`hit(cell, count)`) or one leaves the board (`leave(last cell on the board, dir)`)."""
 
@@ -496,7 +427,7 @@ class ParticleInfo(_Value):
 
 
 @node
-class Procedure(_Value):
+class Procedure(Value):
     """A def, an action, the init block, a heuristic or a legend entry: a body with its local slots."""
 
     name: str
@@ -510,7 +441,7 @@ class Procedure(_Value):
 
 
 @node
-class ActionInfo(_Value):
+class ActionInfo(Value):
     proc: Procedure
     notation: str | None
     cost: Expr  # evaluated with the action's parameters bound, before its effects
@@ -524,7 +455,7 @@ class ActionInfo(_Value):
 
 
 @node
-class HeuristicInfo(_Value):
+class HeuristicInfo(Value):
     proc: Procedure
     admissible: bool
     dominates: tuple[str, ...] = ()  # the writer's promise: never below these (all admissible, as this one)
@@ -541,7 +472,7 @@ class HeuristicInfo(_Value):
 
 
 @node
-class LegendInfo(_Value):
+class LegendInfo(Value):
     kind: str  # one | range | any
     first: str | None
     last: str | None
@@ -561,14 +492,14 @@ class LegendInfo(_Value):
 
 
 @node
-class LevelFormat(_Value):
+class LevelFormat(Value):
     format: str
     legend: tuple[LegendInfo, ...]
     span: Span | None = SPAN
 
 
 @node
-class Game(_Value):
+class Game(Value):
     """A compiled, immutable game: everything a backend needs, nothing about one level."""
 
     name: str
