@@ -33,9 +33,9 @@ class Value:
 
 def _methods(cls) -> None:
     """Write a node class's __init__, __eq__ and __hash__, as dataclass(unsafe_hash=True) would, in one exec,
-    when the class is first used rather than when it is defined: dataclass's four execs a class were most of the
-    time it took to import this module (~25 ms of every start; a warm run unpickles its game and makes few
-    nodes); the syntax tree's sixty frozen dataclasses took ~40 ms more to import, six execs each."""
+    when the class is first used rather than when it is defined. Made by dataclass, four execs a class were most
+    of the time it took to import the IR (~25 ms of every start, where a warm run unpickles its game and makes
+    few nodes), and six a class ~40 ms of the syntax tree's (every parse)."""
     fields = dataclasses.fields(cls)
     params = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}"
                        for f in fields)
