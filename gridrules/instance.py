@@ -394,22 +394,30 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     # the legend: each token of the level means some assignments at its cell
     entries = sorted(fmt.legend, key=lambda e: {"one": 0, "range": 1, "any": 2}[e.kind])
     procs = [(e, const.procedure(e.proc), _plain_store(e.proc, doms)) for e in entries]
+    meaning: dict = {}  # token -> (entry's procedure, its plain store or None, the token's value): a level has few
     for r in range(rows):
         for c in range(cols):
             tok = raw.tokens[r][c]
-            for entry, proc, plain in procs:
-                ok, value = entry.matches(tok)
-                if ok:
-                    break
-            else:
-                shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
-                known = ", ".join(_legend_key(e) for e in entries)
-                hint = f"the rules' legend knows: {known}" if entries else "the rules' legend is empty"
-                if not isinstance(tok, str):
-                    hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
-                raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
-            if plain is not None and all(lo <= value <= hi for _, lo, hi in plain[0]):
-                for name, _, _ in plain[0]:  # (a value outside a layer's domain runs the entry, which reports it)
+            known_token = meaning.get(tok)
+            if known_token is None:
+                for entry, proc, plain in procs:
+                    ok, value = entry.matches(tok)
+                    if ok:
+                        break
+                else:
+                    shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
+                    known = ", ".join(_legend_key(e) for e in entries)
+                    hint = f"the rules' legend knows: {known}" if entries else "the rules' legend is empty"
+                    if not isinstance(tok, str):
+                        hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
+                    raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
+                # (a value outside a layer's domain runs the entry, which reports it)
+                if plain is not None and not all(lo <= value <= hi for _, lo, hi in plain[0]):
+                    plain = None
+                known_token = meaning[tok] = (proc, plain, value)
+            proc, plain, value = known_token
+            if plain is not None:
+                for name, _, _ in plain[0]:
                     v[name][r * cols + c] = value
                 for name, x in plain[1]:
                     v[name] = x
