@@ -394,7 +394,7 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     # the legend: each token of the level means some assignments at its cell
     entries = sorted(fmt.legend, key=lambda e: {"one": 0, "range": 1, "any": 2}[e.kind])
     procs = [(e, const.procedure(e.proc), _plain_store(e.proc, doms)) for e in entries]
-    meaning: dict = {}  # token -> (entry's procedure, its plain store or None, the token's value): a level has few
+    meaning: dict = {}  # token -> (its entry's procedure, plain store or None, value): worked out once a distinct token
     for r in range(rows):
         for c in range(cols):
             tok = raw.tokens[r][c]
