@@ -108,11 +108,15 @@ def _int_tokens(src: Source, lines: list[str], start: int, stop: int):
         col = 0
         for part in ln.split():
             col = ln.index(part, col)
+            plain = part.isascii() and "_" not in part  # (int() also reads `1_0` and other scripts' digits)
             try:
+                if not plain:
+                    raise ValueError
                 value = int(part)
             except ValueError:
                 raise LevelError(f"expected a number, found `{part}`",
-                                 Span(src, i + 1, col + 1, i + 1, col + 1 + len(part))) from None
+                                 Span(src, i + 1, col + 1, i + 1, col + 1 + len(part)),
+                                 None if plain else "numbers are written with the digits 0-9 (and a sign)") from None
             yield i + 1, col + 1, value
             col += len(part)
 
@@ -139,7 +143,7 @@ def sniff_numbers(text: str) -> bool:
     """A first row of several blank-separated numbers (a later row that is not all numbers is then reported by
     the numbers reader, where it is, instead of the whole file reading as a grid of characters)."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()]
-    return bool(rows) and len(rows[0]) > 1 and all(p.lstrip("-").isdigit() for p in rows[0])
+    return bool(rows) and len(rows[0]) > 1 and all(p.lstrip("+-").isdigit() for p in rows[0])
 
 
 # ---- hdu4127: N, then N rows of N numbers, repeated; ends with 0 --------------------------------
