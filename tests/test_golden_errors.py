@@ -113,6 +113,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "drops_not_a_size": (DROPS, [], None),
     "drops_other_digits": (DROPS, [], None),
     "drops_digit_separator": (DROPS, [], None),
+    "drops_too_many_digits": (DROPS, [], None),
     "drops_ragged": (DROPS, [], None),
     "drops_grid_unknown": (DROPS, [], "grid"),
     "splashback_supply_over_hand": (SPLASHBACK, ["supply=120"], None),

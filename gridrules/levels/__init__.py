@@ -5,6 +5,7 @@ token means. Readers are registered in READERS; `sniff` lets a file's format be 
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -31,7 +32,7 @@ class RawLevel:
     name: str
     source: Source
     tokens: list[list[str | int]]
-    positions: list[list[tuple[int, int]]]  # (line, col) of each token, 1-based
+    positions: list[list[tuple[int, ...]]]  # (line, col) of each token, 1-based, and the width of a number's text
     values: dict[str, object] = field(default_factory=dict)
     start_line: int = 1
     # questions the file asks about the level (HDU 1175's pairs of cells): each the arguments of a move
@@ -47,9 +48,10 @@ class RawLevel:
         return len(self.tokens[0]) if self.tokens else 0
 
     def span(self, r: int, c: int) -> Span:
-        line, col = self.positions[r][c]
-        width = len(str(self.tokens[r][c])) if not isinstance(self.tokens[r][c], str) else 1
-        return Span(self.source, line, col, line, col + width)
+        line, col, *width = self.positions[r][c]  # (a number's width, where its reader kept it: `+1`, `007`)
+        if not width:
+            width = [len(str(self.tokens[r][c])) if not isinstance(self.tokens[r][c], str) else 1]
+        return Span(self.source, line, col, line, col + width[0])
 
     def head_span(self) -> Span:
         return Span(self.source, self.start_line, 1, self.start_line, 2)
@@ -101,24 +103,86 @@ def read_grid(src: Source) -> list[RawLevel]:
 
 
 # ---- numbers: blank-separated integers, one row per line ---------------------------------------
-def _int_tokens(src: Source, lines: list[str], start: int, stop: int):
-    """Yield (line, col, int) for every blank-separated token in lines[start:stop]; non-numbers are errors."""
-    for i in range(start, stop):
-        ln = lines[i]
-        col = 0
-        for part in ln.split():
+_INT = re.compile(r"[+-]?[0-9]+")
+
+
+class _Ints:
+    """The blank-separated integers of some lines (`values`), and where each one is (`where`, `span`), found
+    again in its line only when asked: a reader of a million numbers then keeps a million ints, not a million
+    positions besides. Non-numbers are errors."""
+
+    def __init__(self, src: Source, lines: list[str], start: int, stop: int):
+        self.src, self.lines = src, lines
+        self.values: list[int] = []
+        self.firsts: list[int] = []  # per line that holds numbers: the index of its first one
+        self.line_of: list[int] = []  # ... and the line's index
+        for i in range(start, stop):
+            ln = lines[i]
+            parts = ln.split()
+            if not parts:
+                continue
+            self.firsts.append(len(self.values))
+            self.line_of.append(i)
+            # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign
+            if ln.isascii() and "_" not in ln:
+                try:
+                    self.values.extend(list(map(int, parts)))  # (all of the line's or none)
+                    continue
+                except ValueError:
+                    pass
+            self._reject(i, parts)
+
+    def _reject(self, i: int, parts: list[str]):
+        """Report the first token of line i that is not a number."""
+        ln, col = self.lines[i], 0
+        for part in parts:
             col = ln.index(part, col)
-            plain = part.isascii() and "_" not in part  # (int() also reads `1_0` and other scripts' digits)
-            try:
-                if not plain:
-                    raise ValueError
-                value = int(part)
-            except ValueError:
+            if not _INT.fullmatch(part):
+                other_digits = not part.isascii() or "_" in part
                 raise LevelError(f"expected a number, found `{part}`",
-                                 Span(src, i + 1, col + 1, i + 1, col + 1 + len(part)),
-                                 None if plain else "numbers are written with the digits 0-9 (and a sign)") from None
-            yield i + 1, col + 1, value
+                                 Span(self.src, i + 1, col + 1, i + 1, col + 1 + len(part)),
+                                 "numbers are written with the digits 0-9 (and a sign)" if other_digits else None)
+            try:
+                int(part)
+            except ValueError:  # (more digits than Python converts)
+                raise LevelError(f"a number of {len(part.lstrip('+-')):,} digits; no level needs one that long",
+                                 Span(self.src, i + 1, col + 1, i + 1, col + 1 + len(part))) from None
             col += len(part)
+        raise AssertionError(ln)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def where(self, k: int) -> tuple[int, int, int]:
+        """(line, column, width) of number k, 1-based."""
+        j = bisect.bisect_right(self.firsts, k) - 1
+        i = self.line_of[j]
+        ln, col = self.lines[i], 0
+        for n, part in enumerate(ln.split()):
+            col = ln.index(part, col)
+            if n == k - self.firsts[j]:
+                return i + 1, col + 1, len(part)
+            col += len(part)
+        raise IndexError(k)
+
+    def span(self, k: int) -> Span:
+        line, col, width = self.where(k)
+        return Span(self.src, line, col, line, col + width)
+
+    def places(self, first: int, cols: int) -> "_Places":
+        """The positions of a board of rows of `cols` numbers starting with number `first` (RawLevel.positions)."""
+        return _Places(self, first, cols)
+
+
+class _Places:
+    """RawLevel.positions for a board read by _Ints: row r's (line, col, width), worked out when asked (errors)."""
+
+    def __init__(self, ints: _Ints, first: int, cols: int):
+        self.ints, self.first, self.cols = ints, first, cols
+
+    def __getitem__(self, r: int) -> list[tuple[int, int, int]]:
+        at = self.first + r * self.cols
+        return [self.ints.where(at + c) for c in range(self.cols)]
 
 
 def read_numbers(src: Source) -> list[RawLevel]:
@@ -126,17 +190,19 @@ def read_numbers(src: Source) -> list[RawLevel]:
     idx = [i for i, ln in enumerate(lines) if ln.strip()]
     if not idx:
         raise _empty(src)
-    tokens, positions = [], []
-    for i in range(idx[0], idx[-1] + 1):
-        row = list(_int_tokens(src, lines, i, i + 1))
-        if not row:
+    ints = _Ints(src, lines, idx[0], idx[-1] + 1)
+    width = None
+    for j, i in enumerate(range(idx[0], idx[-1] + 1)):
+        if j >= len(ints.line_of) or ints.line_of[j] != i:
             raise LevelError("blank line inside the grid", Span(src, i + 1, 1, i + 1, 2))
-        if tokens and len(row) != len(tokens[0]):
-            raise LevelError(f"ragged grid: this row has {len(row)} cells, the first row has {len(tokens[0])}",
+        count = (ints.firsts[j + 1] if j + 1 < len(ints.firsts) else len(ints)) - ints.firsts[j]
+        if width is not None and count != width:
+            raise LevelError(f"ragged grid: this row has {count} cells, the first row has {width}",
                              Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
-        tokens.append([v for _, _, v in row])
-        positions.append([(ln, c) for ln, c, _ in row])
-    return [RawLevel(src.path, src, tokens, positions, start_line=idx[0] + 1)]
+        width = count
+    v = ints.values
+    tokens = [v[k:k + width] for k in range(0, len(v), width)]
+    return [RawLevel(src.path, src, tokens, ints.places(0, width), start_line=idx[0] + 1)]
 
 
 def sniff_numbers(text: str) -> bool:
@@ -150,30 +216,30 @@ def sniff_numbers(text: str) -> bool:
 def read_hdu4127(src: Source) -> list[RawLevel]:
     """Several square boards, each preceded by its size N; the input ends with a line `0` (or the file's end)."""
     lines = _lines(src.text)
-    toks = list(_int_tokens(src, lines, 0, len(lines)))
-    if not toks:
+    ints = _Ints(src, lines, 0, len(lines))
+    v = ints.values
+    if not v:
         raise _empty(src)
     levels = []
     i = 0
-    while i < len(toks):
-        line, col, n = toks[i]
+    while i < len(v):
+        n = v[i]
         if n == 0:
-            if i + 1 < len(toks):
-                ln2, c2, v2 = toks[i + 1]
-                raise LevelError("data after the closing `0`", Span(src, ln2, c2, ln2, c2 + len(str(v2))))
+            if i + 1 < len(v):
+                raise LevelError("data after the closing `0`", ints.span(i + 1))
             break
         if n < 0:
-            raise LevelError(f"a board size must be positive, not {n}", Span(src, line, col, line, col + len(str(n))))
-        cells = toks[i + 1: i + 1 + n * n]
+            raise LevelError(f"a board size must be positive, not {n}", ints.span(i))
+        cells = v[i + 1: i + 1 + n * n]
         if len(cells) < n * n:
             raise LevelError(f"case {len(levels) + 1} ends early: a {n}x{n} board needs {n * n} numbers, "
-                             f"found {len(cells)}", Span(src, line, col, line, col + len(str(n))))
-        rows = [cells[r * n:(r + 1) * n] for r in range(n)]
-        levels.append(RawLevel(f"case {len(levels) + 1}", src, [[v for _, _, v in row] for row in rows],
-                               [[(ln, c) for ln, c, _ in row] for row in rows], start_line=line))
+                             f"found {len(cells)}", ints.span(i))
+        levels.append(RawLevel(f"case {len(levels) + 1}", src, [cells[r * n:(r + 1) * n] for r in range(n)],
+                               ints.places(i + 1, n), start_line=ints.where(i)[0]))
         i += 1 + n * n
     if not levels:
-        raise LevelError("no board before the closing `0`", Span(src, toks[0][0], toks[0][1], toks[0][0], toks[0][1] + 1))
+        line, col, _ = ints.where(0)
+        raise LevelError("no board before the closing `0`", Span(src, line, col, line, col + 1))
     return levels
 
 
@@ -203,56 +269,53 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
     """Cases of `n m`, n rows of m numbers, `q`, then q lines `x1 y1 x2 y2` (1-based row and column); the input
     ends with `0 0` (or the file's end). Each case is a level whose queries are pairs of cells."""
     lines = _lines(src.text)
-    toks = list(_int_tokens(src, lines, 0, len(lines)))
-    if not toks:
+    ints = _Ints(src, lines, 0, len(lines))
+    v = ints.values
+    if not v:
         raise _empty(src)
 
-    def span(t):
-        line, col, v = t
-        return Span(src, line, col, line, col + len(str(v)))
-
     def take(i, count, what):
-        got = toks[i:i + count]
-        if len(got) < count:
-            at = toks[i - 1] if i > 0 else toks[0]
-            raise LevelError(f"the input ends early: {what} needs {count} numbers, found {len(got)}", span(at))
-        return got
+        if i + count > len(v):
+            raise LevelError(f"the input ends early: {what} needs {count} numbers, found {len(v) - i}",
+                             ints.span(i - 1 if i > 0 else 0))
+        return v[i:i + count]
 
     levels = []
     i = 0
-    while i < len(toks):
+    while i < len(v):
         n, m = take(i, 2, f"the size of case {len(levels) + 1}")
-        if n[2] == 0 and m[2] == 0:
-            if i + 2 < len(toks):
-                raise LevelError("data after the closing `0 0`", span(toks[i + 2]))
+        if n == 0 and m == 0:
+            if i + 2 < len(v):
+                raise LevelError("data after the closing `0 0`", ints.span(i + 2))
             break
-        for t in (n, m):
-            if t[2] <= 0:
-                raise LevelError(f"a board size must be positive, not {t[2]}", span(t))
-        rows, cols = n[2], m[2]
+        for k, size in ((i, n), (i + 1, m)):
+            if size <= 0:
+                raise LevelError(f"a board size must be positive, not {size}", ints.span(k))
+        rows, cols = n, m
         case = f"case {len(levels) + 1}"
-        cells = take(i + 2, rows * cols, f"the {rows}x{cols} board of {case}")
+        head, first = ints.where(i)[0], i + 2
+        cells = take(first, rows * cols, f"the {rows}x{cols} board of {case}")
         i += 2 + rows * cols
         (q,) = take(i, 1, f"the query count of {case}")
-        if q[2] < 0:
-            raise LevelError(f"a query count cannot be negative ({q[2]})", span(q))
+        if q < 0:
+            raise LevelError(f"a query count cannot be negative ({q})", ints.span(i))
         i += 1
         queries = []
-        for k in range(q[2]):
-            x1, y1, x2, y2 = quad = take(i, 4, f"query {k + 1} of {case}")
-            for r, c in ((x1, y1), (x2, y2)):
-                if not (1 <= r[2] <= rows and 1 <= c[2] <= cols):
-                    raise LevelError(f"query {k + 1} of {case} names the cell {r[2]},{c[2]}, outside the "
-                                     f"{rows}x{cols} board", Span(src, r[0], r[1], c[0], c[1] + len(str(c[2]))))
-            first, last = span(quad[0]), span(quad[3])
-            queries.append((((x1[2] - 1, y1[2] - 1), (x2[2] - 1, y2[2] - 1)),
-                            Span(src, first.line, first.col, last.end_line, last.end_col)))
+        for k in range(q):
+            x1, y1, x2, y2 = take(i, 4, f"query {k + 1} of {case}")
+            for j, (r, c) in enumerate(((x1, y1), (x2, y2))):
+                if not (1 <= r <= rows and 1 <= c <= cols):
+                    at, end = ints.span(i + 2 * j), ints.span(i + 2 * j + 1)
+                    raise LevelError(f"query {k + 1} of {case} names the cell {r},{c}, outside the "
+                                     f"{rows}x{cols} board", Span(src, at.line, at.col, end.end_line, end.end_col))
+            at, end = ints.span(i), ints.span(i + 3)
+            queries.append((((x1 - 1, y1 - 1), (x2 - 1, y2 - 1)),
+                            Span(src, at.line, at.col, end.end_line, end.end_col)))
             i += 4
-        grid = [cells[r * cols:(r + 1) * cols] for r in range(rows)]
-        levels.append(RawLevel(case, src, [[v for _, _, v in row] for row in grid],
-                               [[(ln, c) for ln, c, _ in row] for row in grid], start_line=n[0], queries=queries))
+        levels.append(RawLevel(case, src, [cells[r * cols:(r + 1) * cols] for r in range(rows)],
+                               ints.places(first, cols), start_line=head, queries=queries))
     if not levels:
-        raise LevelError("no board before the closing `0 0`", span(toks[0]))
+        raise LevelError("no board before the closing `0 0`", ints.span(0))
     return levels
 
 

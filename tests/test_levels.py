@@ -1,0 +1,87 @@
+"""The number formats' readers: every cell's value, and the place an error about it points at (worked out only
+when asked), on boards written with any blanks between numbers and, in the judges' formats, rows broken across
+lines anywhere."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridrules.errors import Source
+from gridrules.levels import READERS
+
+numbers = st.integers(-99, 999)
+blanks = st.sampled_from([" ", "  ", "\t", " \t "])
+
+
+def _written(draw, values):
+    """Each value's text (rows of ints): its digits, some non-negative ones with a `+`."""
+    return [[draw(st.sampled_from([str(v), f"+{v}"] if v >= 0 else [str(v)])) for v in row] for row in values]
+
+
+def _place(text: str, line: int, col: int) -> str:
+    """The text at a 1-based line and column, to the next blank."""
+    rest = text.split("\n")[line - 1][col - 1:]
+    return rest.split()[0] if rest.split() else ""
+
+
+def _check(raw, values, texts, source):
+    assert raw.tokens == values
+    for r, row in enumerate(values):
+        for c in range(len(row)):
+            span = raw.span(r, c)
+            assert span.line == span.end_line and span.end_col - span.col == len(texts[r][c])
+            assert _place(source, span.line, span.col) == texts[r][c]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.integers(1, 5), st.integers(1, 5))
+def test_numbers_rows(data, rows, cols):
+    values = [[data.draw(numbers) for _ in range(cols)] for _ in range(rows)]
+    texts = _written(data.draw, values)
+    lines = [data.draw(blanks).join(row) + data.draw(st.sampled_from(["", " "])) for row in texts]
+    source = "\n" * data.draw(st.integers(0, 2)) + "\n".join(lines) + "\n"
+    (raw,) = READERS["numbers"].read(Source("<level>", source))
+    _check(raw, values, texts, source)
+
+
+def _stream(draw, texts: list[str]) -> str:
+    """Numbers broken into lines anywhere (a judge reads them as a stream)."""
+    out, line = [], []
+    for t in texts:
+        line.append(t)
+        if draw(st.integers(0, 3)) == 0:
+            out.append(draw(blanks).join(line))
+            line = []
+    out.append(" ".join(line))
+    return "\n".join(out) + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.lists(st.integers(1, 4), min_size=1, max_size=3))
+def test_hdu4127_cases(data, sizes):
+    cases = [[[data.draw(st.integers(0, 5)) for _ in range(n)] for _ in range(n)] for n in sizes]
+    written = [_written(data.draw, case) for case in cases]
+    flat = []
+    for n, texts in zip(sizes, written):
+        flat += [str(n)] + [t for row in texts for t in row]
+    source = _stream(data.draw, flat + ["0"])
+    raws = READERS["hdu4127"].read(Source("<level>", source))
+    assert [raw.name for raw in raws] == [f"case {k + 1}" for k in range(len(sizes))]
+    for raw, case, texts in zip(raws, cases, written):
+        _check(raw, case, texts, source)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.integers(1, 4), st.integers(1, 4), st.integers(0, 3))
+def test_hdu1175_board_and_queries(data, rows, cols, q):
+    values = [[data.draw(st.integers(0, 4)) for _ in range(cols)] for _ in range(rows)]
+    texts = _written(data.draw, values)
+    cells = st.tuples(st.integers(1, rows), st.integers(1, cols))
+    asked = [(data.draw(cells), data.draw(cells)) for _ in range(q)]
+    flat = [str(rows), str(cols)] + [t for row in texts for t in row] + [str(q)]
+    for (a, b), (c, d) in asked:
+        flat += [str(a), str(b), str(c), str(d)]
+    source = _stream(data.draw, flat + ["0", "0"])
+    (raw,) = READERS["hdu1175"].read(Source("<level>", source))
+    _check(raw, values, texts, source)
+    assert [cells for cells, _ in raw.queries] == [((a - 1, b - 1), (c - 1, d - 1)) for (a, b), (c, d) in asked]
+    for ((a, b), (c, d)), (_, span) in zip(asked, raw.queries):
+        assert _place(source, span.line, span.col) == str(a)
