@@ -457,9 +457,11 @@ def describe(out: Outcome) -> str:
                                                     " exists)")
     what = {BUDGET_EXHAUSTED: "budget exhausted", INTERRUPTED: "interrupted"}.get(sol.status, sol.status)
     where = f"{what} after {st.expanded:,} states expanded in {st.seconds:.2f} s"
+    # what the search proved before it stopped (an admissible search: see Solution.bound)
+    proved = f"; proven: every solution costs at least {sol.bound}" if sol.bound else ""
     if sol.moves is not None:
-        return f"{where}; best found: {_summary(sol)}"
-    return f"{where}; no solution found"
+        return f"{where}; best found: {_summary(sol)}" + (proved if sol.bound and sol.bound < sol.cost else "")
+    return f"{where}; no solution found{proved}"
 
 
 def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
@@ -475,6 +477,7 @@ def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
         "length": None if sol.moves is None else len(sol.moves),
         "moves": None if sol.moves is None else list(sol.moves),
         "optimal": bool(sol.optimal),
+        "bound": sol.bound,  # (a search stopped early: a proven lower bound on the optimal cost, or null)
         "verified": bool(out.verified),
         "algorithm": out.algorithm,
         "heuristic": out.heuristic,

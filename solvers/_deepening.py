@@ -106,6 +106,8 @@ def deepen(system: TransitionSystem, search: Search,
             return ((move, child, cost, -1) for move, child, cost in system.successors(state))
     while True:
         stats.depth = bound
+        if admissible:  # (the iterations before searched every path whose f was under this bound)
+            search.proved(bound)
         cut: int | None = None  # least f above the bound: the next bound
         table: dict = {root: (0, -1)} if table_size else {}  # state -> (g, after) when entered
         path: list[State] = [root]

@@ -6,6 +6,7 @@ with the best complete solution seen so far and `optimal=False`, never a traceba
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Callable, Hashable
 
@@ -114,6 +115,7 @@ class Search:
         self.budget = budget if budget is not None else Budget(admissible=getattr(system, "admissible", True))
         self.stats = Stats()
         self.best: tuple[tuple[Move, ...], int, int | None] | None = None  # moves, cost, score
+        self.bound: int | None = None  # the best lower bound on the optimal cost proved so far (proved)
         self._start = time.perf_counter()
         limit = self.budget.time_limit
         self._deadline = None if limit is None else self._start + limit
@@ -188,6 +190,12 @@ class Search:
         if limit is not None and self.stats.expanded > limit:
             raise BudgetExhausted
 
+    def proved(self, bound: int) -> None:
+        """No solution costs less than `bound`: what the algorithm has shown (an A* popping f with an admissible
+        heuristic, a BFS past a cost, a deepening iteration's bound). Reported when the search stops early."""
+        if self.bound is None or bound > self.bound:
+            self.bound = bound
+
     def over_cost(self, cost: int) -> bool:
         """Whether a path of this cost (or lower bound) is beyond budget.max_cost."""
         limit = self.budget.max_cost
@@ -224,7 +232,10 @@ class Search:
         moves, cost, score = self.best if self.best is not None else (None, None, None)
         if self.anytime and status == BUDGET_EXHAUSTED and moves is not None:
             status = SOLVED
-        return self._finish(status, moves, cost, False, score)
+        solution = self._finish(status, moves, cost, False, score)
+        if self.bound is None or score is not None:
+            return solution
+        return dataclasses.replace(solution, bound=self.bound if cost is None else min(self.bound, cost))
 
 
 def better(score_a: int | None, cost_a: int, score_b: int | None, cost_b: int) -> bool:

@@ -57,6 +57,8 @@ def _astar(system: TransitionSystem, search: Search) -> Solution:
         if search.dead(state):
             continue
         stats.depth = f
+        if admissible:  # (f is at most C*: an open state on a cheapest path has f <= C*, and this f is least)
+            search.proved(f)
         search.expand()
         for move, child, cost in system.successors(state):
             stats.generated += 1

@@ -71,6 +71,7 @@ def _bfs(system: TransitionSystem, search: Search) -> Solution:
         if search.dead(state):
             continue
         stats.depth = g
+        search.proved(g + step)  # (every state cheaper than g is expanded: a cheaper goal would have been seen)
         search.expand()
         for move, child, cost in system.successors(state):
             stats.generated += 1

@@ -122,6 +122,9 @@ class Solution:
     stats: Stats
     algorithm: str = ""
     score: int | None = None  # what the moves are worth, for a scored system (see ScoredSystem)
+    # a search stopped early (budget, Ctrl-C): a proven lower bound on the optimal cost, where it proved one
+    # (every solution costs at least this); None otherwise
+    bound: int | None = None
 
     @property
     def solved(self) -> bool:

@@ -110,6 +110,11 @@ def test_native_budgets(algorithm):
     nat, ref = system(inst, "compiled"), system(inst, "reference")
     small = nat.search(algorithm, Budget(max_states=50))
     assert small.status == BUDGET_EXHAUSTED and not small.optimal
+    # what it proved before it stopped: a lower bound on the optimum (28), as the Python search's is
+    python = solve(ref, algorithm, Budget(max_states=50))
+    assert small.bound is not None and python.bound is not None and 0 < small.bound <= 28 and python.bound <= 28
+    bigger = nat.search(algorithm, Budget(max_states=400))
+    assert bigger.status == SOLVED or small.bound <= bigger.bound <= 28
     capped, oracle = nat.search(algorithm, Budget(max_cost=12)), solve(ref, algorithm, Budget(max_cost=12))
     assert (capped.status, capped.optimal) == (oracle.status, oracle.optimal) == (UNSOLVABLE, True)
 

@@ -305,7 +305,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
     (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
     (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again), 5 a new state would pass max_states
-    (when >= 0), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead`
+    (when >= 0; the state being expanded is put back in the frontier), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead`
     says is a deadlock is not expanded (meta[7] counts them). With a step (meta[10] > 0: every move costs at
     least that much; only without the heuristic), states are tested for the goal when they are made, as
     solvers/bfs.py does: a goal made from a state taken at cost g costs no more than any other once it costs at
@@ -394,6 +394,9 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             else:
                 if max_states >= 0 and new >= max_states:
                     meta[6] = 5
+                    # (the state being expanded goes back: the frontier stays whole, so its least entry is
+                    # still a lower bound on the optimum, search.least_open; the children made are in it)
+                    _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
                     return
                 T[slot] = _entry(new, key)
                 meta[0] = new + 1

@@ -108,11 +108,24 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     stats = Stats()
     proven = (not use_h) or budget.admissible
 
+    bound = []  # the best lower bound on the optimal cost proved so far (least_open, after every chunk)
+
+    def least_open() -> None:
+        """The least f waiting (the frontier's first entry: a ring's head, a heap's top) is at most the optimal
+        cost when the heuristic is admissible: some waiting state lies on a cheapest path with its exact g. A
+        breadth-first ring's costs are g, and a goal cheaper than head + cheapest move would have been made.
+        (Every stop leaves the frontier whole: one by max_states puts back the state it was expanding.)"""
+        if meta[1] > 0 and proven:
+            least = int(arrays.HF[meta[8]]) + int(meta[10])
+            bound[:] = [max(bound + [least])]
+
     def result(status, moves=None, cost=None, optimal=False):
         stats.expanded, stats.generated, stats.duplicates = int(meta[2]), int(meta[3]), int(meta[4])
         stats.peak_states, stats.dead = int(meta[0]), int(meta[7])
         stats.seconds = time.perf_counter() - start
-        return Solution(status, moves, cost, optimal, stats, algorithm)
+        stopped = status in (BUDGET_EXHAUSTED, INTERRUPTED)
+        return Solution(status, moves, cost, optimal, stats, algorithm,
+                        bound=bound[0] if stopped and bound and bound[0] > 0 and not system.scored else None)
 
     try:
         while True:
@@ -127,6 +140,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 return result(SOLVED, moves, cost, proven)
             if status == 2:
                 return result(UNSOLVABLE, optimal=proven)
+            least_open()
             if status == 5:
                 return result(BUDGET_EXHAUSTED)
             if status == 6:
@@ -223,10 +237,16 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
         stats.depth, stats.dead = int(meta[1]), int(meta[13])
         stats.peak_states = max(stats.peak_states, int(meta[0]) + 1 + int(meta[7]))
         stats.seconds = time.perf_counter() - start
-        if status in (BUDGET_EXHAUSTED, INTERRUPTED) and meta[9] >= 0:
-            moves = tuple(system.moves[int(m)] for m in path.INC[: int(meta[10])])
-            cost = int(meta[9])
-        return Solution(status, moves, cost, optimal or (status == SOLVED and cost == 0), stats, algorithm)
+        bound = None
+        if status in (BUDGET_EXHAUSTED, INTERRUPTED):
+            if meta[9] >= 0:
+                moves = tuple(system.moves[int(m)] for m in path.INC[: int(meta[10])])
+                cost = int(meta[9])
+            # the iterations before this one searched every path whose f was under its bound
+            if admissible and not system.scored:
+                bound = int(meta[1]) if cost is None else min(int(meta[1]), cost)
+        return Solution(status, moves, cost, optimal or (status == SOLVED and cost == 0), stats, algorithm,
+                        bound=bound)
 
     # order the runs of commuting moves, or else ban failed persisting moves (loops.deepening)
     banning = system.persisting and not system.commuting

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -126,6 +127,22 @@ def test_max_states_1_exhausts_the_budget(run, write):
     r = run("solve", "floodit", level, "--max-states", "1", "--format", "json")
     rec = json.loads(r.out)
     assert r.code == EXIT_BUDGET and rec["status"] == "budget_exhausted" and rec["optimal"] is False
+
+
+def test_a_search_stopped_early_says_what_it_proved(run, write):
+    """Stopped after a few states, each search says the least cost it has ruled out below, on both backends, in
+    text and JSON; never more than the optimum (9 moves: `solve` proves it)."""
+    level = write("b5.txt", "14412\n43540\n40324\n11534\n43351\n")
+    assert run("solve", "floodit", level).out.startswith("9 moves (optimal)")
+    for backend in ("compiled", "reference"):
+        for algorithm in ("astar", "bfs", "idastar", "iddfs"):
+            r = run("solve", "floodit", level, "--max-states", "3", "-a", algorithm, "--backend", backend)
+            assert r.code == EXIT_BUDGET, r.all
+            proved = re.search(r"no solution found; proven: every solution costs at least (\d+)$", r.out.strip())
+            assert proved and 0 < int(proved[1]) <= 9, (backend, algorithm, r.out)
+            rec = json.loads(run("solve", "floodit", level, "--max-states", "3", "-a", algorithm, "--backend",
+                                 backend, "--format", "json").out)
+            assert rec["bound"] == int(proved[1]) and rec["moves"] is None
 
 
 def test_exit_code_is_the_worst_of_the_levels():

@@ -313,3 +313,28 @@ def test_restarts_before_the_first_ban_keep_the_answer(weights, target, unit):
         assert mine.status == UNSOLVABLE and mine.optimal
     else:
         check_solution(system, mine, expect)
+
+
+@settings(max_examples=200, deadline=None)
+@given(weighted_graphs(), st.integers(1, 6))
+def test_a_search_stopped_early_proves_only_true_lower_bounds(system, states):
+    # The bound a stopped search reports (admissible h, possibly inconsistent) never exceeds the optimum, and a
+    # solution in hand is never cheaper than it.
+    expected = dijkstra(system)
+    for name in ("astar", "bfs", "idastar", "iddfs"):
+        solution = solve(system, name, Budget(max_states=states))
+        if solution.status == SOLVED or solution.bound is None:
+            continue
+        assert solution.bound >= 0, name
+        assert expected is None or solution.bound <= expected, (name, solution.bound, expected)
+        assert solution.cost is None or solution.bound <= solution.cost
+
+
+def test_a_stopped_search_says_what_it_proved():
+    # The 8-puzzle reversed, stopped early: each search has proved some costs impossible.
+    puzzle = SlidingPuzzle(3, 3, (8, 7, 6, 5, 4, 3, 2, 1, 0))
+    optimum = solve(puzzle, "astar").cost
+    for name in ("astar", "bfs", "idastar", "iddfs"):
+        solution = solve(puzzle, name, Budget(max_states=300))
+        assert solution.status != SOLVED and solution.bound is not None and 0 < solution.bound <= optimum, name
+    assert solve(puzzle, "astar", Budget(max_states=300, admissible=False)).bound is None
