@@ -796,8 +796,9 @@ class Harness:
                              fmt_s(r["gridrules_median_s"]), fmt_speed(r["ratio"]),
                              f"{r['seed000_optimal']} of {r['boards']}"])
             if res["gridrules_not_solved"]:
-                rows.append([kind, "?", res["gridrules_not_solved"], "", f"not solved in {fmt_s(self.time_limit)}",
-                             "", ""])
+                proved = sorted(res["not_solved_at_least"])
+                rows.append([kind, "?", res["gridrules_not_solved"], "", f"not solved in {fmt_s(self.time_limit)}"
+                             + (f" (proved >= {', '.join(map(str, proved))})" if any(proved) else ""), "", ""])
         dense = out["dense"]
         table(f"drops: {count} seeded 6x6 boards of each kind, by the optimal depth gridrules proves",
               ["boards", "depth", "count", "seed 000 (median, process)", "gridrules (median, search)", "speed",
