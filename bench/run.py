@@ -796,7 +796,7 @@ class Harness:
                              fmt_s(r["gridrules_median_s"]), fmt_speed(r["ratio"]),
                              f"{r['seed000_optimal']} of {r['boards']}"])
             if res["gridrules_not_solved"]:
-                proved = sorted(res["not_solved_at_least"])
+                proved = sorted(b for b in res["not_solved_at_least"] if b)
                 rows.append([kind, "?", res["gridrules_not_solved"], "", f"not solved in {fmt_s(self.time_limit)}"
                              + (f" (proved >= {', '.join(map(str, proved))})" if any(proved) else ""), "", ""])
         dense = out["dense"]

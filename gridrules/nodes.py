@@ -21,6 +21,8 @@ class Value:
     def __setattr__(self, name, value):
         if name in self.__dict__:
             raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        if name not in self.__dataclass_fields__:
+            raise dataclasses.FrozenInstanceError(f"{type(self).__name__} has no field {name!r}")
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -49,7 +51,9 @@ def _methods(cls) -> None:
               f"def __hash__(self):\n    return hash(({key}))\n")
     scope = {f"_default_{f.name}": f.default for f in fields}
     exec(source, scope)
-    cls.__init__, cls.__eq__, cls.__hash__ = scope["__init__"], scope["__eq__"], scope["__hash__"]
+    for name in ("__init__", "__eq__", "__hash__"):
+        scope[name].__qualname__ = f"{cls.__qualname__}.{name}"  # (so that a TypeError names the class)
+        setattr(cls, name, scope[name])
 
 
 def _first_init(self, *args, **kwargs):
@@ -69,9 +73,16 @@ def _first_hash(self):
 
 def node(cls):
     """A node class: a dataclass whose methods are written on first use (_methods)."""
+    own = [name for name in ("__init__", "__eq__", "__hash__") if name in cls.__dict__]
+    assert not own, f"{cls.__name__} defines {own}: node writes them"
     documented = cls.__doc__ is not None
     cls.__doc__ = cls.__doc__ or cls.__name__  # (dataclass would ask inspect.signature, ~0.2 ms a class)
     cls = dataclass(init=False, repr=False, eq=False)(cls)
+    fields = dataclasses.fields(cls)
+    assert all(f.default_factory is dataclasses.MISSING for f in fields), f"{cls.__name__}: no default_factory here"
+    defaults = [f.default is not dataclasses.MISSING for f in fields]
+    if any(d and not later for d, later in zip(defaults, defaults[1:])):
+        raise TypeError(f"{cls.__name__}: a field without a default follows one with a default")
     if not documented:
         cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in dataclasses.fields(cls))})"
     cls.__init__, cls.__eq__, cls.__hash__ = _first_init, _first_eq, _first_hash

@@ -192,7 +192,11 @@ class Search:
 
     def proved(self, bound: int) -> None:
         """No solution costs less than `bound`: what the algorithm has shown (an A* popping f with an admissible
-        heuristic, a BFS past a cost, a deepening iteration's bound). Reported when the search stops early."""
+        heuristic, a BFS past a cost, a deepening iteration's bound). Reported when the search stops early. (Past
+        budget.max_cost it says only that much: a solution dearer than the limit does not count.)"""
+        limit = self.budget.max_cost
+        if limit is not None:
+            bound = min(bound, limit + 1)
         if self.bound is None or bound > self.bound:
             self.bound = bound
 
@@ -230,6 +234,8 @@ class Search:
 
     def _stopped(self, status: str) -> Solution:
         moves, cost, score = self.best if self.best is not None else (None, None, None)
+        if moves is not None and score is None and self.bound is not None and self.bound >= cost:
+            return self._finish(SOLVED, moves, cost, True)  # (what it proved makes the one in hand optimal)
         if self.anytime and status == BUDGET_EXHAUSTED and moves is not None:
             status = SOLVED
         solution = self._finish(status, moves, cost, False, score)

@@ -119,6 +119,38 @@ def test_native_budgets(algorithm):
     assert (capped.status, capped.optimal) == (oracle.status, oracle.optimal) == (UNSOLVABLE, True)
 
 
+# 255 one-cost ticks, then a 3-cost step to the goal or beside it: a breadth-first search makes the goal (cost 258)
+# while states of cost 255 still wait, so a stop then must not claim more than 258 (found by a review: the
+# frontier's least cost plus the cheapest move, 259, was reported before the goal made counted).
+JUMP = """game jump
+global n: 0..1000
+action tick() "t":
+    require n < 255
+    n += 1
+action win() "w" cost 3:
+    require n == 255
+    n = 1000
+action side() "s" cost 3:
+    require n == 255
+    n = 500
+goal: n == 1000
+level grid:
+    '.': pass
+"""
+
+
+def test_a_breadth_first_search_stopped_after_making_a_goal_proves_no_more_than_its_cost():
+    inst = instance_from_rules(JUMP, ".\n")
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    assert solve(ref, "bfs").cost == 258
+    stopped = nat.search("bfs", Budget(time_limit=1e-9))  # (after the first chunk: 256 expansions)
+    assert stopped.status == SOLVED and stopped.cost == 258 and stopped.optimal  # (its bound, 258, proves it)
+    for budget in (Budget(max_states=k) for k in (10, 255, 256, 257, 258)):
+        for sol in (nat.search("bfs", budget), solve(ref, "bfs", budget)):
+            assert sol.bound is None or sol.bound <= 258
+            assert sol.moves is None or sol.cost == 258
+
+
 def test_api_solve_runs_the_backends_own_search():
     """api.solve: the compiled backend's native search for the algorithms it has (the same expansions as calling
     it directly), the Python search for the others and for the reference backend; the same optimum each way."""

@@ -303,3 +303,5 @@ def test_ir_nodes_are_values():
     assert repr(ir.Const(ir.Ty("int"), 1)) == "Const(ty=Ty(kind='int', name=None), value=1)"
     with pytest.raises(TypeError):
         ir.Const(ir.Ty("int"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ir.Const(ir.Ty("int"), 1).extra = 2  # (a node holds its fields and nothing else)

@@ -8,7 +8,7 @@ from gridrules.errors import Source
 from gridrules.levels import READERS
 
 numbers = st.integers(-99, 999)
-blanks = st.sampled_from([" ", "  ", "\t", " \t "])
+blanks = st.sampled_from([" ", "  ", "\t", " \t ", "\u00a0", " \u3000"])  # (str.split blanks)
 
 
 def _written(draw, values):

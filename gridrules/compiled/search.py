@@ -113,10 +113,15 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     def least_open() -> None:
         """The least f waiting (the frontier's first entry: a ring's head, a heap's top) is at most the optimal
         cost when the heuristic is admissible: some waiting state lies on a cheapest path with its exact g. A
-        breadth-first ring's costs are g, and a goal cheaper than head + cheapest move would have been made.
+        breadth-first ring's costs are g, and a goal cheaper than head + cheapest move would have been made:
+        the cheapest goal made so far (meta[11]), if any, is such a goal. Past max_cost it says only that much.
         (Every stop leaves the frontier whole: one by max_states puts back the state it was expanding.)"""
         if meta[1] > 0 and proven:
             least = int(arrays.HF[meta[8]]) + int(meta[10])
+            if meta[11] >= 0:
+                least = min(least, int(arrays.G[meta[11]]))
+            if max_cost >= 0:
+                least = min(least, max_cost + 1)
             bound[:] = [max(bound + [least])]
 
     def result(status, moves=None, cost=None, optimal=False):
@@ -124,8 +129,12 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
         stats.peak_states, stats.dead = int(meta[0]), int(meta[7])
         stats.seconds = time.perf_counter() - start
         stopped = status in (BUDGET_EXHAUSTED, INTERRUPTED)
+        if stopped and meta[11] >= 0:  # (the cheapest goal made, not yet proved the cheapest: the best found)
+            moves, cost = _path(system, arrays, int(meta[11]))
+            if bound and bound[0] >= cost and proven and not system.scored:
+                return result(SOLVED, moves, cost, True)  # (what it proved makes it optimal)
         return Solution(status, moves, cost, optimal, stats, algorithm,
-                        bound=bound[0] if stopped and bound and bound[0] > 0 and not system.scored else None)
+                        bound=bound[0] if stopped and bound and not system.scored else None)
 
     try:
         while True:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..errors import LevelError, Source, Span
 
@@ -32,7 +32,9 @@ class RawLevel:
     name: str
     source: Source
     tokens: list[list[str | int]]
-    positions: list[list[tuple[int, ...]]]  # (line, col) of each token, 1-based, and the width of a number's text
+    # per row, per cell: (line, col) of its token, 1-based, and for a number the width of its text (a list, or a
+    # sequence of rows worked out when asked)
+    positions: Sequence[list[tuple[int, ...]]]
     values: dict[str, object] = field(default_factory=dict)
     start_line: int = 1
     # questions the file asks about the level (HDU 1175's pairs of cells): each the arguments of a move
@@ -107,48 +109,58 @@ _INT = re.compile(r"[+-]?[0-9]+")
 
 
 class _Ints:
-    """The blank-separated integers of some lines (`values`), and where each one is (`where`, `span`), found
-    again in its line only when asked: a reader of a million numbers then keeps a million ints, not a million
-    positions besides. Non-numbers are errors."""
+    """The blank-separated integers of some lines (`values`, added a line at a time by `read`), and where each
+    one is (`where`, `span`), found again in its line only when asked: a reader of a million numbers then keeps a
+    million ints, not a million positions besides. Non-numbers are errors."""
 
-    def __init__(self, src: Source, lines: list[str], start: int, stop: int):
+    def __init__(self, src: Source, lines: list[str], start: int = 0, stop: int = 0):
         self.src, self.lines = src, lines
         self.values: list[int] = []
-        self.firsts: list[int] = []  # per line that holds numbers: the index of its first one
+        self.firsts: list[int] = []  # per line read that holds numbers: the index of its first one
         self.line_of: list[int] = []  # ... and the line's index
+        self._columns: dict[int, list[tuple[int, int]]] = {}  # line index -> (col, width) of its numbers (where)
         for i in range(start, stop):
-            ln = lines[i]
-            parts = ln.split()
-            if not parts:
-                continue
+            self.read(i)
+
+    def read(self, i: int) -> int:
+        """Add line i's numbers; how many there were."""
+        parts = self.lines[i].split()
+        if parts:
             self.firsts.append(len(self.values))
             self.line_of.append(i)
-            # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign
-            if ln.isascii() and "_" not in ln:
-                try:
-                    self.values.extend(list(map(int, parts)))  # (all of the line's or none)
-                    continue
-                except ValueError:
-                    pass
-            self._reject(i, parts)
+            self.values.extend(self._numbers(i, parts))
+        return len(parts)
 
-    def _reject(self, i: int, parts: list[str]):
-        """Report the first token of line i that is not a number."""
-        ln, col = self.lines[i], 0
-        for part in parts:
-            col = ln.index(part, col)
+    def _numbers(self, i: int, parts: list[str]) -> list[int]:
+        # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign
+        if all(map(_INT.fullmatch, parts)):
+            try:
+                return list(map(int, parts))
+            except ValueError:  # (more digits than Python converts)
+                pass
+        for part, (col, width) in zip(parts, self.columns(i)):
+            span = Span(self.src, i + 1, col, i + 1, col + width)
             if not _INT.fullmatch(part):
                 other_digits = not part.isascii() or "_" in part
-                raise LevelError(f"expected a number, found `{part}`",
-                                 Span(self.src, i + 1, col + 1, i + 1, col + 1 + len(part)),
+                raise LevelError(f"expected a number, found `{part}`", span,
                                  "numbers are written with the digits 0-9 (and a sign)" if other_digits else None)
             try:
                 int(part)
             except ValueError:  # (more digits than Python converts)
                 raise LevelError(f"a number of {len(part.lstrip('+-')):,} digits; no level needs one that long",
-                                 Span(self.src, i + 1, col + 1, i + 1, col + 1 + len(part))) from None
-            col += len(part)
-        raise AssertionError(ln)
+                                 span) from None
+        return list(map(int, parts))
+
+    def columns(self, i: int) -> list[tuple[int, int]]:
+        """(column, width) of each blank-separated token of line i, 1-based; worked out once a line."""
+        if i not in self._columns:
+            ln, col, out = self.lines[i], 0, []
+            for part in ln.split():
+                col = ln.index(part, col)
+                out.append((col + 1, len(part)))
+                col += len(part)
+            self._columns[i] = out
+        return self._columns[i]
 
     def __len__(self) -> int:
         return len(self.values)
@@ -157,30 +169,30 @@ class _Ints:
         """(line, column, width) of number k, 1-based."""
         j = bisect.bisect_right(self.firsts, k) - 1
         i = self.line_of[j]
-        ln, col = self.lines[i], 0
-        for n, part in enumerate(ln.split()):
-            col = ln.index(part, col)
-            if n == k - self.firsts[j]:
-                return i + 1, col + 1, len(part)
-            col += len(part)
-        raise IndexError(k)
+        col, width = self.columns(i)[k - self.firsts[j]]
+        return i + 1, col, width
 
     def span(self, k: int) -> Span:
         line, col, width = self.where(k)
         return Span(self.src, line, col, line, col + width)
 
-    def places(self, first: int, cols: int) -> "_Places":
-        """The positions of a board of rows of `cols` numbers starting with number `first` (RawLevel.positions)."""
-        return _Places(self, first, cols)
+    def places(self, first: int, rows: int, cols: int) -> "_Places":
+        """The positions of a board of `rows` rows of `cols` numbers from number `first` (RawLevel.positions)."""
+        return _Places(self, first, rows, cols)
 
 
 class _Places:
     """RawLevel.positions for a board read by _Ints: row r's (line, col, width), worked out when asked (errors)."""
 
-    def __init__(self, ints: _Ints, first: int, cols: int):
-        self.ints, self.first, self.cols = ints, first, cols
+    def __init__(self, ints: _Ints, first: int, rows: int, cols: int):
+        self.ints, self.first, self.rows, self.cols = ints, first, rows, cols
+
+    def __len__(self) -> int:
+        return self.rows
 
     def __getitem__(self, r: int) -> list[tuple[int, int, int]]:
+        if not 0 <= r < self.rows:
+            raise IndexError(r)
         at = self.first + r * self.cols
         return [self.ints.where(at + c) for c in range(self.cols)]
 
@@ -190,19 +202,19 @@ def read_numbers(src: Source) -> list[RawLevel]:
     idx = [i for i, ln in enumerate(lines) if ln.strip()]
     if not idx:
         raise _empty(src)
-    ints = _Ints(src, lines, idx[0], idx[-1] + 1)
+    ints = _Ints(src, lines)
     width = None
-    for j, i in enumerate(range(idx[0], idx[-1] + 1)):
-        if j >= len(ints.line_of) or ints.line_of[j] != i:
+    for i in range(idx[0], idx[-1] + 1):  # (a line at a time: its own errors before a later line's)
+        count = ints.read(i)
+        if not count:
             raise LevelError("blank line inside the grid", Span(src, i + 1, 1, i + 1, 2))
-        count = (ints.firsts[j + 1] if j + 1 < len(ints.firsts) else len(ints)) - ints.firsts[j]
         if width is not None and count != width:
             raise LevelError(f"ragged grid: this row has {count} cells, the first row has {width}",
                              Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
         width = count
     v = ints.values
     tokens = [v[k:k + width] for k in range(0, len(v), width)]
-    return [RawLevel(src.path, src, tokens, ints.places(0, width), start_line=idx[0] + 1)]
+    return [RawLevel(src.path, src, tokens, ints.places(0, len(tokens), width), start_line=idx[0] + 1)]
 
 
 def sniff_numbers(text: str) -> bool:
@@ -235,7 +247,7 @@ def read_hdu4127(src: Source) -> list[RawLevel]:
             raise LevelError(f"case {len(levels) + 1} ends early: a {n}x{n} board needs {n * n} numbers, "
                              f"found {len(cells)}", ints.span(i))
         levels.append(RawLevel(f"case {len(levels) + 1}", src, [cells[r * n:(r + 1) * n] for r in range(n)],
-                               ints.places(i + 1, n), start_line=ints.where(i)[0]))
+                               ints.places(i + 1, n, n), start_line=ints.where(i)[0]))
         i += 1 + n * n
     if not levels:
         line, col, _ = ints.where(0)
@@ -313,7 +325,7 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
                             Span(src, at.line, at.col, end.end_line, end.end_col)))
             i += 4
         levels.append(RawLevel(case, src, [cells[r * cols:(r + 1) * cols] for r in range(rows)],
-                               ints.places(first, cols), start_line=head, queries=queries))
+                               ints.places(first, rows, cols), start_line=head, queries=queries))
     if not levels:
         raise LevelError("no board before the closing `0 0`", ints.span(0))
     return levels
