@@ -132,8 +132,10 @@ class _Ints:
         return len(parts)
 
     def _numbers(self, i: int, parts: list[str]) -> list[int]:
-        # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign
-        if all(map(_INT.fullmatch, parts)):
+        # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign (on a
+        # line of ASCII without `_`, what int() reads is that; other blanks than ASCII ones are blanks too)
+        ln = self.lines[i]
+        if (ln.isascii() and "_" not in ln) or all(map(_INT.fullmatch, parts)):
             try:
                 return list(map(int, parts))
             except ValueError:  # (more digits than Python converts)
