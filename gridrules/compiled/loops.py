@@ -260,7 +260,8 @@ def _ring_to_heap(HF, HG, HI, HK, meta):
     for k in range(n):
         j = (head + k) & (cap - 1)
         E[0, k], E[1, k], E[2, k], E[3, k] = HF[j], HG[j], HI[j], HK[j]
-    HF[:n], HG[:n], HI[:n], HK[:n] = E[0], E[1], E[2], E[3]
+    for k in range(n):  # (element by element: a slice assignment compiles numba's shape-mismatch message, ~2 s)
+        HF[k], HG[k], HI[k], HK[k] = E[0, k], E[1, k], E[2, k], E[3, k]
     meta[8], meta[9] = 0, 0
     for k in range(n // 2 - 1, -1, -1):
         _sift_down(HF, HG, HI, HK, k, n)

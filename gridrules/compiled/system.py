@@ -247,7 +247,7 @@ class CompiledSystem:
         from . import loops
 
         mod, native = self.mod, getattr(loops, name)
-        for each in (native, loops.rehash):  # (before the clock: a first run compiles them)
+        for each in (loops.rehash, native):  # (before the clock; rehash first: native may be compiling elsewhere)
             each.load(self.notice)
         entries = (mod.expand, mod.heuristic, mod.goal, mod.deadlock if dead else mod.goal)
         return (lambda *args: native(*entries, *args)), loops.rehash
