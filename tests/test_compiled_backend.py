@@ -545,22 +545,30 @@ def test_code_without_reference_counting_never_gets_a_helper_compiled_with_it():
 
 def test_the_jit_runs_modules_without_reference_counting_unless_numba_refuses(tmp_path, monkeypatch):
     """numba's JIT runs a generated module without reference counting (codegen.without_refcounts: Flood-It,
-    Bloxorz); Drops' chain reactions allocate, which numba refuses so: the refusal is noted beside the modules, the
-    module runs as generated (its moves as the reference's), and later systems go straight to it."""
+    Bloxorz); Drops' chain reactions allocate, which numba refuses so: seen in the source (codegen.allocates), the
+    module runs as generated, untried. Should numba refuse a module that source does not show, the refusal is
+    noted beside the modules, the module runs as generated (its moves as the reference's), and later systems go
+    straight to it."""
     import gridrules.compiled.system as compiled
+    from gridrules.compiled import codegen
     from gridrules.compiled.codegen import without_refcounts
 
     floodit = load("floodit", str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt"))[-1]
     lean = system(floodit, "compiled")
     lean.successors(floodit.initial)
     assert lean.jit_source == without_refcounts(lean.source) and "_nrt=False" in lean.jit_source
+    assert not codegen.allocates(lean.source)
 
     inst = load("drops", str(ROOT / "rulesets/drops/levels/seed000.txt"))[0]
     source = system(inst, "compiled").source
+    assert codegen.allocates(source)
+    monkeypatch.setattr(compiled, "_LEAN", {})
+    assert compiled.jit_source(source) == source  # (counted from the start: no failed compile first)
+    monkeypatch.setattr(codegen, "allocates", lambda source: False)  # (as if the source did not show it)
     note = compiled.refusal_note(compiled.module_file(source))  # (beside the generated module, as builds read it)
     if note.exists():  # (refused before, in this cache: moved aside, so that numba is asked again; made anew)
-        monkeypatch.setattr(compiled, "_LEAN", {})
         note.replace(tmp_path / note.name)
+    monkeypatch.setattr(compiled, "_LEAN", {})
     counted = system(inst, "compiled")
     assert counted.successors(inst.initial) == system(inst, "reference").successors(inst.initial)
     assert counted.jit_source == source and note.exists() and "reference counting" in note.read_text()
@@ -1100,3 +1108,20 @@ def test_a_goal_that_fits_in_64_bits_is_found_when_its_cost_plus_a_move_would_no
     for backend in ("compiled", "reference"):
         sol = api.solve(system(inst, backend), "bfs")
         assert (sol.status, sol.cost, sol.moves) == (SOLVED, 2**62 + 2**61, ("j",))
+
+
+def test_a_generated_module_that_makes_arrays_is_seen_to_in_its_source():
+    """codegen.allocates: a compiled function of the module that makes an array (NumPy, a copy, or a runtime helper
+    that makes one, itself or through another) — not an `_at` entry, which keeps its counting, nor a constant
+    made at import."""
+    from gridrules.compiled import codegen
+
+    helpers = codegen._allocating_helpers()
+    assert {"take_emitted", "grown", "sort_ints", "search_order", "empty_set"} <= helpers
+    assert not {"copy_state", "group_into", "border_into", "borrow", "bit_index"} & helpers
+    head = "import numpy as np\nGAP = np.array([2, 1], np.int64)\n"
+    for body, expected in (("x = np.empty(3, np.int64)", True), ("y = s.copy()", True),
+                           ("P, n = rt.take_emitted(ab, 3, P, 0, 1)", True), ("rt.copy_state(a, b, c, d)", False),
+                           ("return s[0] + GAP[1]", False)):
+        assert codegen.allocates(f"{head}\n@njit(cache=True)\ndef expand(s):\n    {body}\n") is expected, body
+        assert not codegen.allocates(f"{head}\n@njit(cache=True)\ndef expand_at(s):\n    {body}\n"), body

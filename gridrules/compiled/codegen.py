@@ -12,8 +12,11 @@ one compiled module.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
+import functools
 import re
+from pathlib import Path
 
 from .. import ir
 from ..instance import Instance
@@ -76,6 +79,52 @@ def without_refcounts(source: str) -> str:
     entries = "|".join(_ENTRIES)
     source = re.sub(rf"^@njit\((.*)\)$(?!\ndef (?:{entries})_at\()", r"@njit(\1, _nrt=False)", source, flags=re.M)
     return source.replace(_RUNTIME, "from gridrules.compiled import _runtime_unrefcounted as rt")
+
+
+_ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "array", "arange", "empty_like", "zeros_like",
+                         "concatenate"})
+
+
+def _makes_arrays(function: ast.AST, helpers: frozenset) -> bool:
+    """Whether a function's body calls NumPy to make an array, copies one, or calls one of `helpers` (as rt.NAME
+    or by its bare name)."""
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute):
+            on = f.value.id if isinstance(f.value, ast.Name) else None
+            if (on == "np" and f.attr in _ALLOCATORS) or (on == "rt" and f.attr in helpers) or \
+                    (f.attr == "copy" and not node.args):
+                return True
+        elif isinstance(f, ast.Name) and f.id in helpers:
+            return True
+    return False
+
+
+@functools.cache
+def _allocating_helpers() -> frozenset:
+    """The runtime's functions that make arrays, themselves or through another of them."""
+    from . import runtime
+
+    functions = [f for f in ast.parse(Path(runtime.__file__).read_text()).body if isinstance(f, ast.FunctionDef)]
+    found: frozenset = frozenset()
+    while True:
+        more = frozenset(f.name for f in functions if _makes_arrays(f, found))
+        if more == found:
+            return found
+        found = more
+
+
+def allocates(source: str) -> bool:
+    """Whether a generated module's compiled code makes arrays, as its source shows (Drops' chain reactions grow
+    their particle table; Lianliankan's move order sorts into new rows): numba then compiles it only with
+    reference counting, and trying without_refcounts first would only cost a failed compile (~3..8 s of a first
+    run). The `_at` entries are left out: they keep their reference counting. A module that numba refuses for
+    another reason is still tried once (system.refusal_note)."""
+    helpers = _allocating_helpers()
+    return any(_makes_arrays(f, helpers) for f in ast.parse(source).body
+               if isinstance(f, ast.FunctionDef) and not f.name.endswith("_at"))
 
 
 def _board_names(lines: list[str]) -> list[str]:

@@ -268,17 +268,18 @@ def _wrapper(loop_name: str, entries: dict):
 def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str) -> None:
     """Compile the generated module at module_path, made for a board of this shape, with loops.<loop_name> (and
     loops.rehash) into the extension module `out`: without numba's reference counting where the module allows
-    it, else with it (codegen.for_board), and then a note beside the module says so (system.refusal_note)."""
+    it, else with it (codegen.for_board): a module that makes arrays goes straight to counting, and one that numba
+    refuses for another reason gets a note beside it (system.counted_only)."""
     from . import import_numba
     from .codegen import for_board
-    from .system import note_refusal, refusal_note
+    from .system import counted_only, note_refusal
 
     import_numba()
     from numba.core.errors import NumbaError
 
     text = Path(module_path).read_text()
     # (numba's refusal is the module's, whatever the board: its note spares the other board shapes the attempt)
-    if not refusal_note(Path(module_path)).exists():
+    if not counted_only(text, Path(module_path)):
         try:
             _compile(for_board(text, *board, refcounts=False), loop_name, dead, out)
             return

@@ -908,6 +908,7 @@ def search_order(OUT, MOVE, COST, choices, ranks, n):
     argsort_ints(key, n, order)
     rows, moves, costs = OUT[:n].copy(), MOVE[:n].copy(), COST[:n].copy()
     for k in range(n):
-        OUT[k] = rows[order[k]]
+        for w in range(OUT.shape[1]):  # (word by word: a row assignment compiles numba's shape-mismatch message)
+            OUT[k, w] = rows[order[k], w]
         MOVE[k] = moves[order[k]]
         COST[k] = costs[order[k]]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import about_to_compile, cache_dir, extension, numba_index
+from . import about_to_compile, cache_dir, codegen, extension, numba_index
 from ..cache import store, write_atomic
 from .. import ir
 from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room, without_refcounts
@@ -67,13 +67,19 @@ _LEAN: dict[str, str] = {}  # generated source -> jit_source's answer
 
 def jit_source(source: str) -> str:
     """The source of the module that numba's JIT runs for a generated one: without reference counting
-    (codegen.without_refcounts), unless numba has refused to compile it so (refusal_note), and then the
+    (codegen.without_refcounts), unless numba compiles it only with counting (counted_only), and then the
     generated source itself."""
     lean = _LEAN.get(source)
     if lean is None:
-        refused = refusal_note(cache_dir() / "modules" / f"{_module_name(source)}.py").exists()
-        lean = _LEAN[source] = source if refused else without_refcounts(source)
+        counted = counted_only(source, cache_dir() / "modules" / f"{_module_name(source)}.py")
+        lean = _LEAN[source] = source if counted else without_refcounts(source)
     return lean
+
+
+def counted_only(source: str, module_path: Path) -> bool:
+    """Whether numba compiles a generated module only with reference counting: its code makes arrays
+    (codegen.allocates), or numba has refused it without counting before (refusal_note)."""
+    return codegen.allocates(source) or refusal_note(module_path).exists()
 
 
 def refusal_note(module_path: Path) -> Path:
