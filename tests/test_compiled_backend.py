@@ -1125,3 +1125,7 @@ def test_a_generated_module_that_makes_arrays_is_seen_to_in_its_source():
                            ("return s[0] + GAP[1]", False)):
         assert codegen.allocates(f"{head}\n@njit(cache=True)\ndef expand(s):\n    {body}\n") is expected, body
         assert not codegen.allocates(f"{head}\n@njit(cache=True)\ndef expand_at(s):\n    {body}\n"), body
+        # only what the entry points reach is compiled: a heuristic left unchosen does not count
+        reached = f"{head}\ndef h_0(s):\n    {body}\n\ndef heuristic(s):\n    return h_0(s)\n"
+        assert codegen.allocates(reached) is expected, body
+        assert not codegen.allocates(reached.replace("return h_0(s)", "return 0")), body

@@ -120,11 +120,23 @@ def allocates(source: str) -> bool:
     """Whether a generated module's compiled code makes arrays, as its source shows (Drops' chain reactions grow
     their particle table; Lianliankan's move order sorts into new rows): numba then compiles it only with
     reference counting, and trying without_refcounts first would only cost a failed compile (~3..8 s of a first
-    run). The `_at` entries are left out: they keep their reference counting. A module that numba refuses for
-    another reason is still tried once (system.refusal_note)."""
+    run). Only what numba compiles counts: the functions the entry points reach (not a heuristic left unchosen,
+    nor what only `show` reads; the `_at` entries keep their reference counting anyway). A module that numba
+    refuses for another reason is still tried once (system.refusal_note)."""
     helpers = _allocating_helpers()
-    return any(_makes_arrays(f, helpers) for f in ast.parse(source).body
-               if isinstance(f, ast.FunctionDef) and not f.name.endswith("_at"))
+    functions = {f.name: f for f in ast.parse(source).body if isinstance(f, ast.FunctionDef)}
+    todo = [name for name in _ENTRIES if name in functions]
+    reached = set(todo)
+    while todo:
+        function = functions[todo.pop()]
+        if _makes_arrays(function, helpers):
+            return True
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
+                    and node.func.id not in reached:
+                reached.add(node.func.id)
+                todo.append(node.func.id)
+    return False
 
 
 def _board_names(lines: list[str]) -> list[str]:

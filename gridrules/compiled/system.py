@@ -77,9 +77,16 @@ def jit_source(source: str) -> str:
 
 
 def counted_only(source: str, module_path: Path) -> bool:
-    """Whether numba compiles a generated module only with reference counting: its code makes arrays
-    (codegen.allocates), or numba has refused it without counting before (refusal_note)."""
-    return codegen.allocates(source) or refusal_note(module_path).exists()
+    """Whether numba compiles a generated module only with reference counting: numba has refused it without
+    counting before, or its code makes arrays (codegen.allocates; noted the same way, so that later processes
+    only look for the note)."""
+    if refusal_note(module_path).exists():
+        return True
+    if codegen.allocates(source):
+        store(refusal_note(module_path), b"numba compiles it only with reference counting: its code makes arrays "
+                                         b"(codegen.allocates)\n")
+        return True
+    return False
 
 
 def refusal_note(module_path: Path) -> Path:
