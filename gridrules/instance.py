@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import struct
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,7 +14,7 @@ from types import MappingProxyType
 from . import ir
 from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError
 from .layout import Layout
-from .levels import MAX_ELEMENTS, RawLevel, check_size
+from .levels import INTEGER, MAX_ELEMENTS, RawLevel, check_size
 
 
 @dataclass(frozen=True)
@@ -260,8 +259,8 @@ def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = No
     ty = info.domain.ty
     t = text.strip()
 
-    def integer(digits: str) -> int:  # (int() also takes `1_0` and other scripts' digits, `٥`)
-        if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", digits):
+    def integer(digits: str) -> int:
+        if not INTEGER.fullmatch(digits.strip()):
             raise ValueError(digits)
         return int(digits)
 

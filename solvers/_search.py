@@ -6,7 +6,6 @@ with the best complete solution seen so far and `optimal=False`, never a traceba
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Callable, Hashable
 
@@ -219,10 +218,11 @@ class Search:
         return True
 
     # -- results ---------------------------------------------------------------
-    def _finish(self, status: str, moves, cost, optimal: bool, score: int | None = None) -> Solution:
+    def _finish(self, status: str, moves, cost, optimal: bool, score: int | None = None,
+                bound: int | None = None) -> Solution:
         self.stats.seconds = time.perf_counter() - self._start
         return Solution(status=status, moves=moves, cost=cost, optimal=optimal,
-                        stats=self.stats, algorithm=self.name, score=score)
+                        stats=self.stats, algorithm=self.name, score=score, bound=bound)
 
     def solved(self, moves: tuple[Move, ...], cost: int, optimal: bool, score: int | None = None) -> Solution:
         """A solution; one costing 0 is optimal whatever the heuristic was (when nothing is scored)."""
@@ -238,10 +238,7 @@ class Search:
             return self._finish(SOLVED, moves, cost, True)  # (what it proved makes the one in hand optimal)
         if self.anytime and status == BUDGET_EXHAUSTED and moves is not None:
             status = SOLVED
-        solution = self._finish(status, moves, cost, False, score)
-        if self.bound is None or score is not None:
-            return solution
-        return dataclasses.replace(solution, bound=self.bound if cost is None else min(self.bound, cost))
+        return self._finish(status, moves, cost, False, score, None if score is not None else self.bound)
 
 
 def better(score_a: int | None, cost_a: int, score_b: int | None, cost_b: int) -> bool:

@@ -1129,3 +1129,21 @@ def test_a_generated_module_that_makes_arrays_is_seen_to_in_its_source():
         reached = f"{head}\ndef h_0(s):\n    {body}\n\ndef heuristic(s):\n    return h_0(s)\n"
         assert codegen.allocates(reached) is expected, body
         assert not codegen.allocates(reached.replace("return h_0(s)", "return 0")), body
+
+
+def test_a_stopped_deepening_search_never_reports_a_bound_its_solution_in_hand_reaches():
+    """IDA* (here without a heuristic: cost-bounded deepening) on JUMP with ticks past 255 that lead nowhere: it
+    meets the goal (cost 258) while its bound is 255 and keeps it through the bounds 256 and 257; stopped once
+    the bound is 258, that bound proves the goal in hand optimal. Both backends answer alike at every stop."""
+    rules = JUMP.replace("goal:", 'action tock() "k":\n    require n >= 255 and n < 400\n    n += 1\ngoal:')
+    inst = instance_from_rules(rules, ".\n")
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    seen = set()
+    for states in range(32800, 33700, 20):
+        mine, oracle = nat.search("idastar", Budget(max_states=states)), solve(ref, "idastar", Budget(max_states=states))
+        assert (mine.status, mine.cost, mine.optimal, mine.bound) == (oracle.status, oracle.cost, oracle.optimal,
+                                                                      oracle.bound), states
+        assert mine.moves is None or mine.cost == 258
+        assert mine.status == SOLVED or mine.moves is None or mine.bound < mine.cost
+        seen.add((mine.status, mine.moves is not None))
+    assert {("budget_exhausted", True), (SOLVED, True)} <= seen  # (stops with the goal in hand, and proofs)

@@ -253,7 +253,9 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 cost = int(meta[9])
             # the iterations before this one searched every path whose f was under its bound
             if admissible and not system.scored:
-                bound = int(meta[1]) if cost is None else min(int(meta[1]), cost)
+                bound = int(meta[1])
+                if cost is not None and bound >= cost:  # (what it proved makes the one in hand optimal)
+                    return result(SOLVED, moves, cost, True)
         return Solution(status, moves, cost, optimal or (status == SOLVED and cost == 0), stats, algorithm,
                         bound=bound)
 

@@ -105,7 +105,7 @@ def read_grid(src: Source) -> list[RawLevel]:
 
 
 # ---- numbers: blank-separated integers, one row per line ---------------------------------------
-_INT = re.compile(r"[+-]?[0-9]+")
+INTEGER = re.compile(r"[+-]?[0-9]+")  # an integer as levels and parameters write it (int() also reads `1_0`, `٥`)
 
 
 class _Ints:
@@ -135,14 +135,14 @@ class _Ints:
         # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign (on a
         # line of ASCII without `_`, what int() reads is that; other blanks than ASCII ones are blanks too)
         ln = self.lines[i]
-        if (ln.isascii() and "_" not in ln) or all(map(_INT.fullmatch, parts)):
+        if (ln.isascii() and "_" not in ln) or all(map(INTEGER.fullmatch, parts)):
             try:
                 return list(map(int, parts))
             except ValueError:  # (more digits than Python converts)
                 pass
         for part, (col, width) in zip(parts, self.columns(i)):
             span = Span(self.src, i + 1, col, i + 1, col + width)
-            if not _INT.fullmatch(part):
+            if not INTEGER.fullmatch(part):
                 other_digits = not part.isascii() or "_" in part
                 raise LevelError(f"expected a number, found `{part}`", span,
                                  "numbers are written with the digits 0-9 (and a sign)" if other_digits else None)
@@ -174,9 +174,11 @@ class _Ints:
         col, width = self.columns(i)[k - self.firsts[j]]
         return i + 1, col, width
 
-    def span(self, k: int) -> Span:
+    def span(self, k: int, last: int | None = None) -> Span:
+        """Where number k is written, or numbers k to `last`."""
         line, col, width = self.where(k)
-        return Span(self.src, line, col, line, col + width)
+        end_line, end_col, end_width = (line, col, width) if last is None else self.where(last)
+        return Span(self.src, line, col, end_line, end_col + end_width)
 
     def places(self, first: int, rows: int, cols: int) -> "_Places":
         """The positions of a board of `rows` rows of `cols` numbers from number `first` (RawLevel.positions)."""
@@ -319,12 +321,9 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
             x1, y1, x2, y2 = take(i, 4, f"query {k + 1} of {case}")
             for j, (r, c) in enumerate(((x1, y1), (x2, y2))):
                 if not (1 <= r <= rows and 1 <= c <= cols):
-                    at, end = ints.span(i + 2 * j), ints.span(i + 2 * j + 1)
                     raise LevelError(f"query {k + 1} of {case} names the cell {r},{c}, outside the "
-                                     f"{rows}x{cols} board", Span(src, at.line, at.col, end.end_line, end.end_col))
-            at, end = ints.span(i), ints.span(i + 3)
-            queries.append((((x1 - 1, y1 - 1), (x2 - 1, y2 - 1)),
-                            Span(src, at.line, at.col, end.end_line, end.end_col)))
+                                     f"{rows}x{cols} board", ints.span(i + 2 * j, i + 2 * j + 1))
+            queries.append((((x1 - 1, y1 - 1), (x2 - 1, y2 - 1)), ints.span(i, i + 3)))
             i += 4
         levels.append(RawLevel(case, src, [cells[r * cols:(r + 1) * cols] for r in range(rows)],
                                ints.places(first, rows, cols), start_line=head, queries=queries))
