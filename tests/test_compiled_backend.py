@@ -1021,6 +1021,65 @@ def test_static_layer_masks_and_bool_layer_masks_agree(rows, cols, data, seed):
     each_heuristic_agrees(inst, seed, steps=8)
 
 
+# Conditions that differ from a value (`layer != v`: the complement of `==`'s mask), values worked out once from
+# sums and differences (`5 - k`), `here in` set operations, and a layer of many values read from a packed state
+# one value at a time (codegen._ONE_MASK): word operations, against the reference, in actions, heuristics and the
+# goal; values outside the layer's domain included.
+UNEQUAL = """\
+game unequal "conditions by the word"
+layer size: 0..4
+layer tile: 0..39
+layer lit: bool
+
+action drip(p: cell) "{p}":
+    require size[p] != 0
+    size[p] = (size[p] + 1) % 5
+    tile[cells where tile != tile[p] and size == 0] = (tile[p] + 7) % 40
+    lit[(cells where size != 5 - size[p]) - p] = not lit[p]
+
+action swap(k: 1..4) "swap {k}":
+    let big = cells where size == 5 - k
+    require any(big)
+    lit[big | (cells where here in (big | (cells where lit)) - (cells where size != 2 * k - 3))] = true
+    size[big] = k - 1
+
+goal: empty(cells where size != 0) or count(cells where tile != 0 and tile != 39) == 0
+
+heuristic first:
+    for k in 1..4:
+        if any(cells where size == 5 - k):
+            return k
+    return 0
+
+heuristic tiles: count(cells where tile != 0) + count(cells where tile == 3 * 3 + 1) + count(cells where tile != -1)
+
+heuristic mixed: count(cells where not (size != 0) or lit != false) + count(cells where tile == 40 + 0)
+
+level grid:
+    '0'..'4' : size = value; tile = value * 9
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
+def test_unequal_conditions_sums_and_many_valued_layers_agree(rows, cols, data, seed):
+    grid = data.draw(st.lists(st.text("01234", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    inst = instance_from_rules(UNEQUAL, "\n".join(grid) + "\n")
+    walk_and_compare(inst, seed, steps=8)
+    each_heuristic_agrees(inst, seed, steps=8)
+
+
+def test_unequal_conditions_and_sums_are_read_by_the_word():
+    """The heuristics and the goal of UNEQUAL read no cell one by one: `!=` and `5 - k` are masks, and the tile
+    layer's 40 codes give one value's mask at a time (its planes ANDed), not all 40."""
+    sys_ = system(instance_from_rules(UNEQUAL, "0123\n4012\n"), "compiled")
+    source = sys_.source
+    for name in ("h_0", "h_1", "h_2", "_goal"):
+        body = source.split(f"def {name}(")[1].split("\n@njit")[0]
+        assert "plane_code" not in body and "bit_index" not in body, name
+    assert source.count("rt.plane_mask(") >= 3 and "rt.plane_masks(" in source
+
+
 # What no move of a level stores is the level's (instance._written): kept out of the state, read by both backends
 # as a static thing. A def's stores count whether or not an action of the level calls it.
 FROZEN = """\

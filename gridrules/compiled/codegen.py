@@ -160,6 +160,8 @@ def _mask_condition(pred, inner: bool = False) -> bool:
     values that are literals, parameters, locals or globals, and sets T that are locals."""
     if isinstance(pred, ir.BinOp) and pred.op in ("and", "or"):
         return _mask_condition(pred.left, True) and _mask_condition(pred.right, True)
+    if isinstance(pred, ir.BinOp) and pred.op == "!=":  # (the complement of `==`'s mask)
+        return _mask_condition(_equal(pred), inner)
     if isinstance(pred, ir.Unary) and pred.op == "not" and Lowering._layer_equality(pred) is None:
         return _mask_condition(pred.operand, True)
     fast = Lowering._layer_equality(pred)
@@ -167,6 +169,16 @@ def _mask_condition(pred, inner: bool = False) -> bool:
         return not inner or isinstance(fast[1], (ir.Const, ir.ParamRef, ir.BoardSize, ir.Local, ir.GlobalRef))
     t = _membership(pred)
     return t is not None and (not inner or isinstance(t, ir.Local))
+
+
+# A layer of more values than this, read from a packed state, gives the mask of one value at a time (its planes
+# ANDed) rather than every value's at once: Lianliankan's tiles have 128 codes, of which its goal asks for one.
+_ONE_MASK = 16
+
+
+def _equal(pred: ir.BinOp) -> ir.BinOp:
+    """`a == b` for a condition `a != b`."""
+    return dataclasses.replace(pred, op="==")
 
 
 def _indexes_only(slot: int, body) -> bool:
@@ -318,12 +330,18 @@ class Unsupported(Exception):
 
 
 def _here_free(e) -> bool:
-    """Whether an expression can be read once for all cells: literals, parameters, locals, globals, and layers
-    at such cells — nothing that mentions `here` or calls a def."""
+    """Whether an expression can be read once for all cells: literals, parameters, locals, globals, layers at
+    such cells, and sums, differences, products and set operations of these (`5 - k`, `A | B`) — nothing that
+    mentions `here`, calls a def or can fault (a division by zero the reference would meet at no cell)."""
     if isinstance(e, (ir.Const, ir.ParamRef, ir.BoardSize, ir.Local, ir.GlobalRef)):
         return True
     if isinstance(e, ir.LayerAt):
         return isinstance(e.cell, (ir.ParamRef, ir.Local, ir.GlobalRef, ir.Const))
+    if isinstance(e, ir.BinOp) and (e.op in ("+", "-", "*") and e.ty == ir.INT or e.op in ("|", "&", "-")
+                                    and e.ty == ir.SET):
+        return _here_free(e.left) and _here_free(e.right)
+    if isinstance(e, ir.Unary) and e.op == "neg":
+        return _here_free(e.operand)
     return False
 
 
@@ -688,6 +706,8 @@ class Lowering:
             return f"({a} {'&' if pred.op == 'and' else '|'} {b})"
         if isinstance(pred, ir.Unary):
             return f"~{self._condition_word(pred.operand, o, ctx, w)}"
+        if isinstance(pred, ir.BinOp) and pred.op == "!=":
+            return f"~{self._condition_word(_equal(pred), o, ctx, w)}"
         return self._word(_membership(pred), o, ctx, w)
 
     def _reduce(self, e, o: Out, ctx, kind: str) -> str | None:
@@ -866,14 +886,19 @@ class Lowering:
     # masks of every value; a store to the layer or a call of a def (which may store) forgets them.
     def value_mask(self, layer: str, v: str, o: Out) -> str:
         lo, count = self.codes(layer)
-        if count > 256:
+        one = count > _ONE_MASK and self.packed and layer in self.dyn_layers  # (see _ONE_MASK)
+        if count > 256 and not one:
             return f"rt.equal_mask({self.layer_ref(layer)}, {v}, K)"
-        m = self.masks(layer, o)
+        m = None if one else self.masks(layer, o)
         j, out = self.t("j"), self.t("s")
         o(f"{j} = {v} - {lo}")
         o(f"if 0 <= {j} < {count}:")
         o.indent()
-        o(f"{out} = {m}[{j}]")
+        if one:
+            at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
+            o(f"{out} = rt.plane_mask({self.packed}, SG[{at}], SG[{at + 1}], K, {j}, FULL, {self.row()})")
+        else:
+            o(f"{out} = {m}[{j}]")
         o.dedent()
         o("else:")
         o.indent()
@@ -1699,6 +1724,9 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     return prune_cached("\n".join(parts) + "\n"), low, moves
 
 
+_NO_STEP = 1 << 62  # (a chain's next step before anything is due: above any step it reaches)
+
+
 def chain_code(low: Lowering, rules) -> str:
     """_chain: the chain reaction of the particles queued in `ab`, run to its end (False: it would not end), as
     the reference backend's Compiler.chain says (its docstring is the specification). In flight: rows of P
@@ -1726,11 +1754,12 @@ def chain_code(low: Lowering, rules) -> str:
     if leaves:
         o("G = np.empty((16, 3), np.int64)")
     o("moves = 0")
+    # (the next step with something due, kept up as particles are kept, moved and emitted: no pass to find it)
+    o("nxt = 1")
     o("while n > 0:")
     o.indent()
-    o("step = P[0, 3]")
-    o("for j in range(1, n):")
-    o("    step = min(step, P[j, 3])")
+    o("step = nxt")
+    o(f"nxt = {_NO_STEP}")
     o("m = 0")
     o("nt = 0")
     if leaves:
@@ -1741,6 +1770,7 @@ def chain_code(low: Lowering, rules) -> str:
     o("if due != step:")
     o("    P[m, 0], P[m, 1], P[m, 2], P[m, 3] = k, i, d, due")
     o("    m += 1")
+    o("    nxt = min(nxt, due)")
     o("    continue")
     o("moves += 1")
     o(f"if moves > {MAX_FLIGHT}:")
@@ -1773,6 +1803,7 @@ def chain_code(low: Lowering, rules) -> str:
     o.indent()
     o("P[m, 0], P[m, 1], P[m, 2], P[m, 3] = k, to, d, step + GAP[k]")
     o("m += 1")
+    o("nxt = min(nxt, step + GAP[k])")
     o.dedent()
     o.dedent()
     o("n = m")
@@ -1787,6 +1818,7 @@ def chain_code(low: Lowering, rules) -> str:
                 o(f"    {low.def_name(p.leave, ctx)}(i // COLS, i % COLS, d, D, g, SL, SG, BM, ab)")
         o(f"if ab[{QUEUE}] != 0:")
         o(f"    P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
+        o("    nxt = step + 1")
         o.dedent()
     o("if nt > 1:")
     o("    rt.sort_ints(T, nt)")
@@ -1801,6 +1833,7 @@ def chain_code(low: Lowering, rules) -> str:
         o(f"    {low.def_name(p.hit, ctx)}(i // COLS, i % COLS, count, D, g, SL, SG, BM, ab)")
     o(f"if ab[{QUEUE}] != 0:  # (only a hit that emitted: most only grow a drop)")
     o(f"    P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
+    o("    nxt = step + 1")
     o.dedent()
     o.dedent()
     o("return True")

@@ -299,9 +299,17 @@ def _span(a, n):
 # module have one name everywhere.
 @njit(cache=True)
 def sort_ints(a, n):
-    """Sort a[:n] in place: distinct values spanning less than 64 per value (a search's move numbers, say) are
-    marked in a bit row and read back in order; others are heap-sorted."""
+    """Sort a[:n] in place: a few values by insertion; distinct values spanning less than 64 per value (a
+    search's move numbers, say) are marked in a bit row and read back in order; others are heap-sorted."""
     if n < 2:
+        return
+    if n <= 16:  # (a chain step's hits, mostly: the bit row would be an allocation each call, ~5 % of Drops' A*)
+        for i in range(1, n):
+            x, j = a[i], i - 1
+            while j >= 0 and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
         return
     lo, span = _span(a, n)
     if 0 <= span < 64 * n:
@@ -551,6 +559,19 @@ def plane_code(s, p, planes, k, i):
     for q in range(planes):
         x |= np.int64((s[w + q * k] >> b) & ONE) << q
     return x
+
+
+@njit(cache=True)
+def plane_mask(s, p, planes, k, code, full, out):
+    """One value's mask of plane_masks (the cells whose plane bits spell `code`), into `out`: for a layer of
+    many values, of which a function asks for one or two (planes * k word operations, not count times that)."""
+    for j in range(k):
+        m = full[j]
+        for q in range(planes):
+            x = s[p + q * k + j]
+            m &= x if (code >> q) & 1 else ~x
+        out[j] = m
+    return out
 
 
 @njit(cache=True, inline="always")
