@@ -19,20 +19,40 @@ RULE_SUFFIXES = (".grl", ".yaml", ".yml")
 def read_text(path: str | Path, what: str) -> str:
     """A user's file as text; a clear UsageError for missing, unreadable or binary files."""
     p = Path(path)
-    if not p.exists():
+    try:
+        exists, is_dir = p.exists(), p.is_dir()
+    except OSError as err:  # (Path.exists raises for ENAMETOOLONG, EACCES, ...: only a missing file is False)
+        raise UsageError(f"cannot read {what} `{path}`: {err.strerror or err}") from None
+    if not exists:
         raise UsageError(f"{what} `{path}` does not exist")
-    if p.is_dir():
+    if is_dir:
         raise UsageError(f"{what} `{path}` is a directory, not a file")
+    if p.is_char_device() or p.is_block_device():  # (/dev/zero would be read until memory runs out)
+        raise UsageError(f"{what} `{path}` is a device, not a file")
     try:
         data = p.read_bytes()
     except OSError as err:
         raise UsageError(f"cannot read {what} `{path}`: {err.strerror}") from None
     if b"\0" in data:
-        raise UsageError(f"{what} `{path}` is a binary file, not text")
+        if not _stray_nul(data):
+            raise UsageError(f"{what} `{path}` is a binary file, not text")
+        head = data[:data.index(b"\0")].decode("utf-8-sig")  # (an editor may not show it: say where it is)
+        line, col = head.count("\n") + 1, len(head) - head.rfind("\n")
+        raise UsageError(f"{what} `{path}` holds a NUL byte at line {line}, column {col}: text has none")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise UsageError(f"{what} `{path}` is not UTF-8 text (byte {err.start})") from None
+
+
+def _stray_nul(data: bytes) -> bool:
+    """Whether bytes with a NUL in them are text all the same: UTF-8 without it, and no other control
+    characters than tabs and line ends (a binary file has them by the dozen)."""
+    try:
+        text = data.replace(b"\0", b"").decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    return data.count(b"\0") <= 3 and not any(ord(ch) < 32 and ch not in "\t\n\r\f" for ch in text)
 
 
 def parse_rules(text: str, path: str):
@@ -74,7 +94,11 @@ def checked_game(text: str, path: str) -> ir.Game:
     if isinstance(game, ir.Game):
         return game
     game = compile_rules(text, path)[0]
-    store(file, pickle.dumps(game, pickle.HIGHEST_PROTOCOL))
+    try:
+        data = pickle.dumps(game, pickle.HIGHEST_PROTOCOL)
+    except RecursionError:  # (rules that nest deeper than pickle goes: checked again next time, not kept)
+        return game
+    store(file, data)
     return game
 
 
@@ -88,11 +112,20 @@ def _code_stamp() -> str:
     return ";".join([f"gridrules {__version__}", sys.version, *(f"{n} {s.st_size} {s.st_mtime_ns}" for n, s in stats)])
 
 
+def _exists(p: Path) -> bool:
+    """Path.exists, False also where the system refuses to look the name up (a name too long, say): read_text
+    then says why."""
+    try:
+        return p.exists()
+    except OSError:
+        return False
+
+
 def resolve_ruleset(name_or_path: str) -> Path:
     from rulesets import bundled
 
     p = Path(name_or_path)
-    if p.suffix in RULE_SUFFIXES or p.exists() or "/" in name_or_path:
+    if p.suffix in RULE_SUFFIXES or "/" in name_or_path or _exists(p):
         return p
     found = bundled()
     if name_or_path in found:

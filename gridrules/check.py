@@ -920,7 +920,8 @@ class Checker:
                 v = combine(ir.LayerAt(dom.ty, n, ir.Here(CELL), t.span))
                 if not aug:
                     check_ty(dom.ty, f"layer `{n}`")
-                self._const_in_domain(value, dom, s.value, f"layer `{n}`")
+                if not aug:  # (an increment is no value stored: `n -= 1` on 5..9)
+                    self._const_in_domain(value, dom, s.value, f"layer `{n}`")
                 return ir.SetLayer(n, ir.Here(CELL), v, s.span)
             if n in self.globals:
                 self.used.add(n)
@@ -932,7 +933,8 @@ class Checker:
                 v = combine(ir.GlobalRef(dom.ty, n, t.span))
                 if not aug:
                     check_ty(dom.ty, f"global `{n}`")
-                self._const_in_domain(value, dom, s.value, f"global `{n}`")
+                if not aug:
+                    self._const_in_domain(value, dom, s.value, f"global `{n}`")
                 return ir.SetGlobal(n, v, s.span)
             if n in self.params:
                 return self.error(f"parameter `{n}` cannot be changed by the rules", t,
@@ -959,7 +961,8 @@ class Checker:
             v = combine(where)
             if not aug:
                 check_ty(dom.ty, f"layer `{n}`")
-            self._const_in_domain(value, dom, s.value, f"layer `{n}`")
+            if not aug:
+                self._const_in_domain(value, dom, s.value, f"layer `{n}`")
             return ir.SetLayer(n, where.cell, v, s.span)
         g = self.globals.get(n)
         if isinstance(g, A.GlobalDecl) and g.dims:
@@ -972,7 +975,8 @@ class Checker:
             v = combine(at)
             if not aug:
                 check_ty(dom.ty, f"`{n}`")
-            self._const_in_domain(value, dom, s.value, f"`{n}`")
+            if not aug:
+                self._const_in_domain(value, dom, s.value, f"`{n}`")
             return ir.SetArray(n, at.index, v, s.span)
         return self.e_Index(t, sc)
 
@@ -1243,6 +1247,8 @@ class Checker:
                 self.error(f"pose `{p.name}` must cover its anchor (0, 0)", self.at_word(p, p.name))
             if len(set(p.cells)) != len(p.cells):
                 self.error(f"pose `{p.name}` lists a cell twice", self.at_word(p, p.name))
+            if any(abs(x) >= 1 << 62 for cell in p.cells for x in cell):
+                self.error(f"an offset of pose `{p.name}` is too large (the limit is 2^62)", self.at_word(p, p.name))
             cells.append(tuple(p.cells))
         table: dict[tuple[int, int], tuple[int, tuple[int, int]]] = {}
         unknown_from = set()  # (line, pose): a `roll NAME:` line with an unknown pose is reported once
@@ -1261,6 +1267,9 @@ class Checker:
             if r.to not in poses:
                 self.error(f"unknown pose `{r.to}` in a roll of `{b.name}`", self.at_word(r, r.to, 2 if r.to == r.dir else 1),
                            did_you_mean(r.to, poses))
+                continue
+            if any(abs(x) >= 1 << 62 for x in r.shift):
+                self.error(f"the roll of pose `{r.pose}` to {r.dir} moves too far (the limit is 2^62)", r)
                 continue
             key = (poses.index(r.pose), DIRS.index(r.dir))
             if key in table:

@@ -263,7 +263,11 @@ class Loaded:
 
 def _resolve_level(level: str, rule_path: Path) -> str:
     """A level path as given; failing that, a sample level of the ruleset (`levels/NAME[.txt]`)."""
-    if Path(level).exists() or os.sep in level or "/" in level:
+    try:
+        given = Path(level).exists()
+    except OSError:  # (a name too long to look up: api.read_text reports it)
+        given = True
+    if given or os.sep in level or "/" in level:
         return level
     folder = rule_path.parent / "levels"
     for cand in (folder / level, folder / f"{level}.txt"):
@@ -741,6 +745,25 @@ class _Spelling:
         close = closest(move, names)
         return f"did you mean `{names[close]}`?" if close else None
 
+    def read(self, system, state, words: list[str]):
+        """The moves typed in `words` (split at blanks), read from `state` on: (the move's own text, its step,
+        the words it took) for each, the last one's step None where a move is not legal (its text then the words
+        as typed), and nothing after it. A notation with blanks (`"dim {c}"`) is read as the longest run of words
+        that makes a legal move."""
+        width = max([len(a.notation.split()) for a in self.inst.game.actions if a.notation] + [1])
+        i = 0
+        while i < len(words):
+            for n in range(min(width, len(words) - i), 0, -1):
+                move, step = self.step(system, state, " ".join(words[i:i + n]))
+                if step is not None:
+                    break
+            if step is None:  # (as typed: as many words as the longest notation has)
+                yield " ".join(words[i:i + width]), None, min(width, len(words) - i)
+                return
+            yield move, step, n
+            state = step[0]
+            i += n
+
     def step(self, system, state, move: str) -> tuple[str, object]:
         """(the move's own text, system.step(state, move)) for a legal move, as typed or reordered; else
         (move as typed, None)."""
@@ -752,15 +775,16 @@ class _Spelling:
         return move, step
 
 
-def _replay(system, renderer, inst, moves: list[str], trace: bool = False) -> int:
+def _replay(system, renderer, inst, words: list[str], trace: bool = False) -> int:
     """Print the board after every move (with `trace`, each step of the chain reactions it sets off first); an
     illegal move is a UsageError naming it and the legal moves. A move of an unordered action may be given with
     its arguments in any order (it is printed in the rules' own)."""
     state = system.initial()
     total = 0
     spelling = _Spelling(inst)
-    for k, move in enumerate(moves, 1):
-        move, step = spelling.step(system, state, move)
+    read = list(spelling.read(system, state, words))
+    moves = [move for move, _, _ in read] + words[sum(n for _, _, n in read):]  # (those after an illegal one)
+    for k, (move, step, _) in enumerate(read, 1):
         if step is None:
             legal = system.legal_moves(state)
             shown = ", ".join(legal) if legal else "none (no move is legal here)"
@@ -917,8 +941,7 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
         ref = api.system(inst, "reference")
         state = ref.initial()
         spelling = _Spelling(inst)
-        for n, move in enumerate((after or "").split(), 1):
-            move, step = spelling.step(ref, state, move)
+        for n, (move, step, _) in enumerate(spelling.read(ref, state, (after or "").split()), 1):
             if step is None:
                 moves_here = ref.legal_moves(state)
                 near = spelling.suggestion(move, moves_here) if moves_here else None
@@ -1147,7 +1170,9 @@ def _size(n: int) -> str:
               help="Delete what this gridrules will not read again: generated modules and their machine code made "
                    "by another version of gridrules, numba or the runtime, and numba's caches of other copies of "
                    "gridrules (another checkout or install, or one since removed).")
-@click.option("--clear", is_flag=True, help="Delete the whole cache: later runs compile again what they need.")
+@click.option("--clear", is_flag=True, help="Delete the whole cache (the folders gridrules makes in it, and the cache "
+                                           "folder itself once nothing else is left there): later runs compile "
+                                           "again what they need.")
 @click.pass_context
 def cache(ctx, prune, clear):
     """Where the cache is, what it holds and how much of it is stale; --prune or --clear frees the space.
@@ -1164,8 +1189,12 @@ def cache(ctx, prune, clear):
     numba_folder = Path(os.environ.get("NUMBA_CACHE_DIR") or root / "numba")
     own_numba = numba_folder.resolve() == (root / "numba").resolve()
     problems: list[str] = []
-    if clear:
-        freed, files, problems = remove([root] if root.exists() else [])
+    if clear:  # (only the folders gridrules makes: GRIDRULES_CACHE may name a folder that holds other things too)
+        freed, files, problems = remove([root / name for name in PARTS if (root / name).exists()])
+        try:
+            root.rmdir()  # (when nothing else is left in it)
+        except OSError:
+            pass
         click.echo(f"deleted {root}: {_size(freed)} in {files:,} files")
     else:
         import_numba()  # (stale_files asks numba how it names its cache folders)
@@ -1176,11 +1205,11 @@ def cache(ctx, prune, clear):
             freed, files, problems = remove(stale)
             click.echo(f"deleted {files:,} stale files in {root}: {_size(freed)}")
         else:
-            total, count = size_of(root) if root.exists() else (0, 0)
+            parts = {name: size_of(root / name) for name in PARTS if (root / name).exists()}  # (nothing else there)
+            total, count = sum(b for b, _ in parts.values()), sum(f for _, f in parts.values())
             click.echo(f"{root}: {_size(total)} in {count:,} files")
-            for name, what in PARTS.items():
-                if (root / name).exists():
-                    click.echo(f"  {name + '/':<12} {what:<36} {_size(size_of(root / name)[0]):>10}")
+            for name, (size, _) in parts.items():
+                click.echo(f"  {name + '/':<12} {PARTS[name]:<36} {_size(size):>10}")
             sizes = [size_of(p) for p in stale]
             click.echo(f"stale: {_size(sum(b for b, _ in sizes))} in {sum(f for _, f in sizes):,} files that this "
                        "gridrules will not read again (`gridrules cache --prune` deletes them)")

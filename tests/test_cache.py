@@ -194,3 +194,21 @@ def test_a_search_loop_compiles_in_another_process_while_this_one_works(tmp_path
     assert len(heard) == 1
     loop.warm_up(heard.append)  # (loaded: nothing to start)
     assert loop._warming is None
+
+
+def test_rules_too_deep_to_pickle_are_checked_and_run_but_not_kept(tmp_path, monkeypatch):
+    """pickle recurses once a nesting level: rules that the checker takes but pickle cannot (an expression some
+    400 levels deep) are used as checked, and checked again next time, rather than crashing the run."""
+    from gridrules import api
+
+    monkeypatch.setenv("GRIDRULES_CACHE", str(tmp_path / "cache"))
+    rules = tmp_path / "lamp.grl"
+    rules.write_text("game lamp\nlayer on: bool\naction press(c: cell):\n    on[c] = not on[c]\n"
+                     "goal: empty(cells where not on)\nlevel grid:\n    '.' : pass\n    '#' : on = true\n")
+
+    def too_deep(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded while pickling an object")
+
+    monkeypatch.setattr(api.pickle, "dumps", too_deep)
+    assert [a.name for a in api.load_rules(str(rules)).actions] == ["press"]
+    assert not list((tmp_path / "cache").rglob("*.pickle"))

@@ -305,3 +305,26 @@ def test_ir_nodes_are_values():
         ir.Const(ir.Ty("int"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         ir.Const(ir.Ty("int"), 1).extra = 2  # (a node holds its fields and nothing else)
+
+
+@pytest.mark.parametrize("domain, start, step, goal", [("5..9", 9, "t -= 1", 5), ("-5..-1", -5, "t += 1", -1)])
+def test_an_increment_outside_the_domain_is_no_stored_value(domain, start, step, goal):
+    """`t -= 1` on 5..9 stores t - 1, not 1: the checker holds the value stored to the domain, not the step
+    (it once refused these rules); a constant stored outside it is still refused."""
+    rules = f"""
+game countdown
+global t: {domain}
+action tick() "tick":
+    require t != {goal}
+    {step}
+goal: t == {goal}
+init:
+    t = {start}
+level grid:
+    '.' : pass
+"""
+    sol = solve(system(instance_from_rules(rules, ".\n"), "reference"), "bfs")
+    assert sol.cost == 4 and sol.moves == ("tick",) * 4
+    with pytest.raises(ErrorList) as err:
+        compile_rules(rules.replace(step, "t = 1" if start == 9 else "t = 0"), "c.grl")
+    assert "outside global `t`'s domain" in err.value.errors[0].message

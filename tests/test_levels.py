@@ -85,3 +85,24 @@ def test_hdu1175_board_and_queries(data, rows, cols, q):
     assert [cells for cells, _ in raw.queries] == [((a - 1, b - 1), (c - 1, d - 1)) for (a, b), (c, d) in asked]
     for ((a, b), (c, d)), (_, span) in zip(asked, raw.queries):
         assert _place(source, span.line, span.col) == str(a)
+
+
+# Tokens that look like numbers to str.isdigit() or `\d` but not to int(), or that int() refuses for their length.
+_ODD_NUMBERS = st.sampled_from(["1\u00b2", "\u0663", "\u00bd", "1_0", "+", "-", "0" * 30, "9" * 4400, "12", "0", "3"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_ODD_NUMBERS, min_size=1, max_size=5), min_size=1, max_size=4))
+def test_every_format_sniffs_and_reads_odd_numbers_without_crashing(rows):
+    """A level's format is guessed before it is read: each sniff answers True or False on any text (a size `1²`
+    once made int() raise inside the HDU 1175 and seed-002 sniffs), and each reader either reads the text or
+    says where it is wrong (a LevelError), never anything else."""
+    from gridrules.errors import LevelError
+
+    text = "\n".join(" ".join(row) for row in rows) + "\n"
+    for reader in READERS.values():
+        assert reader.sniff(text) in (True, False)
+        try:
+            reader.read(Source("odd.txt", text))
+        except LevelError as err:
+            assert err.span is not None

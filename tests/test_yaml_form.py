@@ -512,6 +512,14 @@ ERRORS = {
           init: let x = 1
                 ^
           hint: put `|` after the key and the statements on the lines below, indented"""),
+    "statements over lines, escaped": ("""\
+        game: g
+        init: "let x = 1\\nx = 2"
+        """, """\
+        r.yaml:2:7: `init` runs over several lines: write them in a block (`|`)
+          init: "let x = 1\\nx = 2"
+                ^^^^^^^^^^^^^^^^^^
+          hint: put `|` after the key and the statements on the lines below, indented"""),
     "a type with more": ("""\
         game: g
         layers:
@@ -564,6 +572,16 @@ def test_errors_of_the_checker_point_into_the_yaml_file():
     assert info.value.render().startswith(
         "floodit.yaml:107:20: unknown name `pivto`\n        now = colour[pivto]\n"
         "                     ^^^^^\n  hint: did you mean `pivot`?")
+
+
+def test_an_offset_too_long_to_read_is_the_checkers_too_large_offset():
+    """int() reads no more than 4,300 digits: a longer offset stands for a huge one, which the checker refuses
+    (as in the text form: golden rules/pose_offset_too_large)."""
+    text = ('game: g\nbodies:\n  b:\n    poses: {up: "(0, 0)", row: "(0, 0) (0, ' + "9" * 5000 + ')"}\n'
+            'goal: b.pose == row\nlevels:\n  grid: {".": pass}\n')
+    with pytest.raises(GridrulesError) as info:
+        compile_rules(text, "r.yaml")
+    assert "r.yaml:4:27: an offset of pose `row` is too large (the limit is 2^62)\n" in info.value.render()
 
 
 # ---- no input gives a traceback ---------------------------------------------------------------------

@@ -141,6 +141,17 @@ def _generated(inst: Instance, heuristic: str | None, rules, moves):
                           lambda: generate(inst, heuristic, rules, moves))
 
 
+def _too_deep(game: ir.Game, err: Exception) -> Exception:
+    """The error for generated source that Python refuses to compile: rules nested past CPython's static limits
+    (200 nested parentheses: a sum or `and` of ~200 terms; 20 nested loops; 100 levels of indentation) are the
+    user's to change, or to run on the reference backend; any other SyntaxError is a bug of codegen."""
+    text = getattr(err, "msg", None) or str(err)
+    if isinstance(err, RecursionError) or text.startswith("too many"):
+        return UsageError(f"the compiled backend cannot run `{game.name}`: its rules nest deeper than Python "
+                          f"compiles ({text}); split the long expression or loop nest, or use --backend reference")
+    return err
+
+
 class CompiledSystem:
     """successors / is_goal / heuristic through native code; states are the same tuples of words as the
     reference backend's, so the two can be compared state by state."""
@@ -160,6 +171,8 @@ class CompiledSystem:
         except Unsupported as err:
             raise UsageError(f"the compiled backend cannot run `{inst.game.name}` yet: {err}; "
                              "use --backend reference") from None
+        except (SyntaxError, RecursionError) as err:  # (prune.py parses the generated source)
+            raise _too_deep(inst.game, err) from None
         self.source = source
         self.faults = low.errors
         self.notice = notice
@@ -239,11 +252,16 @@ class CompiledSystem:
 
                 try:
                     self._mod = load_module(source)
+                except (SyntaxError, RecursionError) as err:  # (Python compiles the generated source)
+                    raise _too_deep(self.inst.game, err) from None
                 except NumbaError as err:  # (the module allocates an array, or returns one it was not given)
                     note_refusal(module_file(self.source), err)
                     _LEAN[self.source] = self.jit_source = source = self.source
             if self._mod is None:
-                self._mod = load_module(source)
+                try:
+                    self._mod = load_module(source)
+                except (SyntaxError, RecursionError) as err:  # (Python compiles the generated source)
+                    raise _too_deep(self.inst.game, err) from None
         return self._mod
 
     def native_loop(self, name: str):

@@ -106,6 +106,13 @@ def read_grid(src: Source) -> list[RawLevel]:
 
 # ---- numbers: blank-separated integers, one row per line ---------------------------------------
 INTEGER = re.compile(r"[+-]?[0-9]+")  # an integer as levels and parameters write it (int() also reads `1_0`, `٥`)
+_COUNT = re.compile(r"[0-9]{1,18}")  # a size or coordinate: ASCII digits (str.isdigit() also takes `²`, which int()
+# refuses, and int() refuses more than 4300 digits); 18 digits are more than any size check lets through
+
+
+def count_value(text: str) -> int | None:
+    """A non-negative integer written in ASCII digits (at most 18 of them), else None."""
+    return int(text) if _COUNT.fullmatch(text) else None
 
 
 class _Ints:
@@ -335,9 +342,9 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
 def sniff_hdu1175(text: str) -> bool:
     """`n m`, then n rows of m numbers, then a line holding one number (the query count)."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()]
-    if not rows or len(rows[0]) != 2 or not all(p.isdigit() for p in rows[0]):
+    if not rows or len(rows[0]) != 2 or None in (size := [count_value(p) for p in rows[0]]):
         return False
-    n, m = int(rows[0][0]), int(rows[0][1])
+    n, m = size
     if n == 0 and m == 0:
         return True
     return len(rows) > n + 1 and all(len(r) == m for r in rows[1:n + 1]) and len(rows[n + 1]) == 1

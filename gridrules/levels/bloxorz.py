@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..errors import LevelError, Source, Span
+from . import count_value  # (defined before levels/__init__ imports this module, at its end)
 
 SWITCHES = "ABCDEFGHIJKLMNOPQRS"
 SPLITS = "TUVWX"
@@ -24,7 +25,7 @@ def sniff_bloxorz_seed002(text: str) -> bool:
     for ln in text.splitlines():
         if ln.strip():
             parts = ln.split()
-            return len(parts) == 2 and all(p.isdigit() for p in parts)
+            return len(parts) == 2 and all(count_value(p) is not None for p in parts)
     return False
 
 
@@ -38,9 +39,9 @@ def read_bloxorz_seed002(src: Source):
     if i == len(lines):
         raise _empty(src)
     head = lines[i].split()
-    if len(head) != 2 or not all(p.isdigit() for p in head):
+    if len(head) != 2 or None in (size := [count_value(p) for p in head]):
         raise LevelError("expected the map size `ROWS COLS` on the first line", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
-    n, m = int(head[0]), int(head[1])
+    n, m = size
     if n < 1 or m < 1:
         raise LevelError(f"a map needs at least one row and one column, not {n} x {m}", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
     check_size(n, m, Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
@@ -82,9 +83,10 @@ def read_bloxorz_seed002(src: Source):
         parts = text.split()
         if letter in SPLITS:
             nums = parts[1:]
-            if len(parts[0]) != 1 or len(nums) != 4 or not all(p.isdigit() for p in nums):
+            values = [count_value(p) for p in nums]
+            if len(parts[0]) != 1 or len(nums) != 4 or None in values:
                 raise LevelError(f"a split line reads `{letter} r1 c1 r2 c2`", span)
-            r1, c1, r2, c2 = (int(p) for p in nums)
+            r1, c1, r2, c2 = values
             for r, c in ((r1, c1), (r2, c2)):
                 if not (1 <= r <= n and 1 <= c <= m):
                     raise LevelError(f"split target ({r}, {c}) is outside the {n} x {m} map", span)
@@ -183,7 +185,7 @@ def read_bloxorz(src: Source):
         if kind == "teleport":
             if letter not in SPLITS:
                 raise LevelError(f"a teleport is one of the letters {SPLITS}, not `{letter}`", span)
-            cells = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s+(\d+)\s*,\s*(\d+)\s*", rest)
+            cells = re.fullmatch(r"\s*([0-9]{1,18})\s*,\s*([0-9]{1,18})\s+([0-9]{1,18})\s*,\s*([0-9]{1,18})\s*", rest)
             if not cells:
                 raise LevelError("a teleport line reads `teleport T: r1,c1 r2,c2` (1-based)", span)
             r1, c1, r2, c2 = (int(x) for x in cells.groups())

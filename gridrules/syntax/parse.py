@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
@@ -235,7 +236,8 @@ class _Build(Transformer):
         return (items[0], items[1])
 
     def signed_int(self, items):
-        return int(items[0])
+        text = str(items[0])  # (as int_lit: a number too long for int() is refused by the checker as too large)
+        return int(text) if len(text) <= 40 else (-(10 ** 40) if text.startswith("-") else 10 ** 40)
 
     @v_args(meta=True)
     def particle(self, meta, items):
@@ -641,7 +643,14 @@ def _dedent_line(text: str) -> int:
 
 def parse_dsl(text: str, path: str = "<rules>") -> A.RuleFile:
     """Parse a whole rule file written in the text DSL."""
-    return _parse(text, Source(path, text))
+    src = Source(path, text)
+    lone = re.search(r"\r(?!\n)", text)  # (a comment runs to the next \n: it would swallow the lines after it)
+    if lone:
+        at = lone.start()
+        line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        raise RuleError("unexpected character `\\r`", Span(src, line, col, line, col + 1),
+                        "a line that ends in a lone CR (old Mac line ends): save the file with LF or CRLF line ends")
+    return _parse(text, src)
 
 
 def parse_snippet(text: str, src: Source, kind: str, line: int, col: int, block: bool = False):

@@ -127,6 +127,11 @@ def _kind(node: Node) -> str:
     return "a single value"
 
 
+def _offset_int(text: str) -> int:
+    """An offset's number; one too long for int() stands for a huge one, which the checker refuses as too large."""
+    return int(text) if len(text) <= 40 else (-(10 ** 40) if text.startswith("-") else 10 ** 40)
+
+
 class _Reader:
     def __init__(self, src: Source):
         self.src = src
@@ -229,6 +234,9 @@ class _Reader:
             raw, col = raw[1:-1], col + 1
             escaped = "\\" in raw if node.style == '"' else "''" in raw
             if escaped:
+                if several and "\n" in node.value.strip():  # (`\n` in a quoted value: lines, as a block has)
+                    raise self.err(f"{what} runs over several lines: write them in a block (`|`)", node,
+                                   "put `|` after the key and the statements on the lines below, indented")
                 raw = " ".join(node.value.splitlines())
         if several and "\n" in raw.strip():
             raise self.err(f"{what} runs over several lines: write them in a block (`|`)", node,
@@ -350,7 +358,7 @@ class _Reader:
                 raise self.err(f"{what}: expected offsets such as `(0, 0) (0, 1)`, not `{node.value}`", node,
                                "inside `{...}` or `[...]` a comma ends a value: put quotes around it"
                                if s.count("(") != s.count(")") else None)
-            return tuple((int(m.group(1)), int(m.group(2))) for m in found)
+            return tuple((_offset_int(m.group(1)), _offset_int(m.group(2))) for m in found)
         if not isinstance(node, SequenceNode) or not node.value:
             raise self.wrong_kind(node, f"{what}", "a list of (row, col) offsets", example)
         return tuple(self.offset(x, what) for x in node.value)
@@ -359,10 +367,10 @@ class _Reader:
         if isinstance(node, ScalarNode):
             m = _OFFSET.fullmatch(node.value.strip())
             if m:
-                return int(m.group(1)), int(m.group(2))
+                return _offset_int(m.group(1)), _offset_int(m.group(2))
         elif isinstance(node, SequenceNode) and len(node.value) == 2 and all(
                 isinstance(x, ScalarNode) and re.fullmatch(r"-?[0-9]+", x.value) for x in node.value):
-            return int(node.value[0].value), int(node.value[1].value)
+            return _offset_int(node.value[0].value), _offset_int(node.value[1].value)
         raise self.err(f"{what}: an offset is `[row, col]` or \"(row, col)\", two whole numbers", node)
 
     def rolls(self, pose: str, key: ScalarNode, node: Node) -> list[A.Roll]:
@@ -379,7 +387,7 @@ class _Reader:
                         raise self.err(f"the roll of pose `{pose}` to {d}: expected `POSE (drow, dcol)`, "
                                        f"such as `row (0, -2)`", dv)
                     r, c = _OFFSET.match(m.group(2)).groups()
-                    to, shift = m.group(1), (int(r), int(c))
+                    to, shift = m.group(1), (_offset_int(r), _offset_int(c))
                 out.append(A.Roll(pose, d, to, shift, Span(self.src, *self._pos(dk), *self._end(dv))))
             return out
         s = self.scalar(node, what, "L -> row (0, -2), R -> row (0, 1), U -> col (-2, 0), D -> col (1, 0)")
@@ -395,7 +403,7 @@ class _Reader:
                                 Span(self.src, line, at, line, at + 1))
             stop = col0 + len(text[:m.end()].rstrip())
             span = Span(self.src, line, col0 + m.start(1), line, stop) if exact else self.span(s)
-            out.append(A.Roll(pose, m.group(1), m.group(2), (int(m.group(3)), int(m.group(4))), span))
+            out.append(A.Roll(pose, m.group(1), m.group(2), (_offset_int(m.group(3)), _offset_int(m.group(4))), span))
             pos = m.end()
             if pos == len(text):
                 return out

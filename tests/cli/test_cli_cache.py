@@ -98,6 +98,20 @@ def test_clear_deletes_the_whole_cache(run, cache):
     assert r.code == 0 and r.out.startswith(f"{root}: 0 bytes in 0 files\n")
 
 
+def test_clear_leaves_what_is_not_gridrules_and_the_folder_that_holds_it(run, cache):
+    """GRIDRULES_CACHE may name a folder that holds other things too (set by mistake to a home folder, say):
+    --clear deletes only the parts gridrules makes (cache.PARTS), and the folder only once it is empty."""
+    root, _, _ = cache
+    (root / "notes.txt").write_text("precious")
+    (root / "mine").mkdir()
+    (root / "mine" / "data.bin").write_bytes(b"d" * 5)
+    assert run("cache").out.splitlines()[0] == f"{root}: 14.6 kB in 16 files"  # (theirs not counted)
+    r = run("cache", "--clear")
+    assert r.code == 0, r.all
+    assert r.out == f"deleted {root}: 14.6 kB in 16 files\n"
+    assert _files(root) == {"notes.txt", "mine/data.bin"} and (root / "notes.txt").read_text() == "precious"
+
+
 def test_prune_and_clear_together_are_a_usage_error(run, cache):
     root, _, _ = cache
     r = run("cache", "--prune", "--clear")

@@ -67,6 +67,47 @@ def test_missing_rule_file(run, tmp_path):
     assert r.code == 2 and "does not exist" in r.err and "Traceback" not in r.all
 
 
+def test_a_name_too_long_to_look_up_and_a_device_are_usage_errors(run, tmp_path):
+    """The system refuses to look up a name of over 255 bytes (Path.exists raised); a device would be read
+    until memory runs out."""
+    long = tmp_path / ("a" * 300 + ".txt")
+    r = run("solve", "floodit", long)
+    assert (r.code, r.out) == (2, "") and "Traceback" not in r.all
+    assert r.err == f"error: cannot read level file `{long}`: File name too long\n"
+    r = run("validate", tmp_path / ("b" * 300 + ".grl"))
+    assert r.code == 2 and "File name too long" in r.err and "Traceback" not in r.all
+    r = run("solve", "floodit", "/dev/zero")
+    assert (r.code, r.err) == (2, "error: level file `/dev/zero` is a device, not a file\n")
+
+
+def test_a_nul_byte_in_a_text_file_is_located(run, write):
+    level = write("nul.txt", "012\n0\x001\n")
+    r = run("solve", "floodit", level)
+    assert (r.code, r.err) == (2, f"error: level file `{level}` holds a NUL byte at line 2, column 2: text has none\n")
+
+
+NESTED_LOOPS = "game g\nlayer a: 0..1\naction go():\n" + "".join(
+    "    " * (k + 1) + f"for x{k} in 0..0:\n" for k in range(21)) + "    " * 22 + "a[(0, 0)] = 1\n" + \
+    "goal: a[(0, 0)] == 1\nlevel grid:\n    '.': pass\n"
+LONG_SUM = "game g\nlayer a: 0..300\naction go():\n    a[(0, 0)] = " + " + ".join(["1"] * 210) + \
+    "\ngoal: a[(0, 0)] == 210\nlevel grid:\n    '.': pass\n"
+
+
+@pytest.mark.parametrize("rules, why", [(NESTED_LOOPS, "too many statically nested blocks"),
+                                        (LONG_SUM, "too many nested parentheses")])
+def test_rules_nested_past_what_python_compiles_are_a_usage_error(run, write, rules, why):
+    """The compiled backend writes Python: 21 loops in loops, or a sum of 210 terms (nested parentheses), pass
+    the checker but not Python's compiler. Exit 2 with the way out; the reference backend runs them."""
+    path, level = write("g.grl", rules), write("g.txt", ".\n")
+    r = run("solve", path, level)
+    assert r.code == 2 and "Traceback" not in r.all
+    assert r.err.splitlines()[-1] == (f"error: the compiled backend cannot run `g`: its rules nest deeper than Python "
+                                      f"compiles ({why}); split the long expression or loop nest, or use --backend "
+                                      "reference")
+    r = run("solve", "--backend", "reference", path, level)
+    assert r.code == 0 and r.out.startswith("1 move (optimal)"), r.all
+
+
 def test_rule_errors_in_solve_are_exit_2_with_location(run, write):
     rules = write("bad.grl", "game bad\nlayer colour: 0..5\ngoal: nosuch\n")
     r = run("solve", rules, SAMPLE)

@@ -272,3 +272,38 @@ def test_list_json(run):
     assert flood["title"] == "Flood-It"
     assert {"name": "colours", "type": "int", "default": "6"} in flood["params"]
     assert "hdu4127-sample.txt" in flood["sample_levels"]
+
+
+DIMMER = """\
+game dimmer "a notation with a blank"
+global level: 0..9
+action dim(by: 1..3) "dim {by}":
+    require level >= by
+    level -= by
+action go() "go":
+    require level == 0
+    level = 9
+goal: level == 0
+init:
+    level = 5
+level grid:
+    '.' : pass
+"""
+
+
+def test_moves_whose_notation_holds_a_blank_are_read_whole(run, write):
+    """`--solution` and `--after` take moves separated by blanks; a notation with a blank (`dim {by}`) is read as
+    the longest run of words that is a legal move, so the moves `solve` prints can be given back."""
+    rules, level = write("dimmer.grl", DIMMER), write("dimmer.txt", ".\n")
+    r = run("solve", rules, level)
+    solution = r.out.splitlines()[-1]
+    assert r.code == 0 and solution in ("dim 2 dim 3", "dim 3 dim 2"), r.all
+    r = run("show", rules, level, "--solution", solution)
+    assert r.code == 0, r.all
+    assert f"move 1/2: {solution[:5]}" in r.out and f"move 2/2: {solution[6:]}" in r.out
+    assert "goal reached after 2 moves" in r.out
+    r = run("moves", rules, level, "--after", "dim 1 dim 1")
+    assert r.code == 0 and r.out.splitlines() == ["3 legal moves", "  dim 1", "  dim 2", "  dim 3"], r.all
+    r = run("show", rules, level, "--solution", "dim 3 dim 3")
+    assert r.code == 2 and r.err.startswith(f"error: {level}: move 2 `dim 3` is not legal after move 1; the legal "
+                                            "moves are: dim 1, dim 2"), r.all
