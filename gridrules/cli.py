@@ -19,6 +19,7 @@ in the order 0 < 1 < 3 < 130 < 4.
 from __future__ import annotations
 
 import json
+import re
 import os
 import sys
 import traceback
@@ -701,6 +702,7 @@ class _Spelling:
     def __init__(self, inst):
         self.inst = inst
         self._aliases: dict[str, str] | None = None
+        self._shapes: list[tuple] | None = None  # (notations of several words, longest first: `run`)
 
     @property
     def aliases(self) -> dict[str, str]:
@@ -748,21 +750,36 @@ class _Spelling:
     def read(self, system, state, words: list[str]):
         """The moves typed in `words` (split at blanks), read from `state` on: (the move's own text, its step,
         the words it took) for each, the last one's step None where a move is not legal (its text then the words
-        as typed), and nothing after it. A notation with blanks (`"dim {c}"`) is read as the longest run of words
-        that makes a legal move."""
-        width = max([len(a.notation.split()) for a in self.inst.game.actions if a.notation] + [1])
+        that look like a move), and nothing after it. A notation with blanks (`"dim {c}"`) is read as the longest
+        run of words that makes a legal move."""
         i = 0
         while i < len(words):
-            for n in range(min(width, len(words) - i), 0, -1):
+            for n in range(self.run(words, i), 0, -1):
                 move, step = self.step(system, state, " ".join(words[i:i + n]))
                 if step is not None:
                     break
-            if step is None:  # (as typed: as many words as the longest notation has)
-                yield " ".join(words[i:i + width]), None, min(width, len(words) - i)
+            if step is None:
+                n = self.run(words, i)
+                yield " ".join(words[i:i + n]), None, n
                 return
             yield move, step, n
             state = step[0]
             i += n
+
+    def run(self, words: list[str], i: int) -> int:
+        """How many words from words[i] on the longest notation that fits them takes (a literal word of it
+        equal, a `{param}` any word), at least one: the words one move takes, legal or not."""
+        if self._shapes is None:
+            shapes = set()
+            for action in self.inst.game.actions:
+                if action.notation and len(action.notation.split()) > 1:
+                    shapes.add(tuple(re.compile(re.sub(r"\\\{[^{}]*\\\}", ".+", re.escape(w)) + r"\Z")
+                                     for w in action.notation.split()))
+            self._shapes = sorted(shapes, key=len, reverse=True)
+        for shape in self._shapes:
+            if len(words) - i >= len(shape) and all(p.match(w) for p, w in zip(shape, words[i:])):
+                return len(shape)
+        return 1
 
     def step(self, system, state, move: str) -> tuple[str, object]:
         """(the move's own text, system.step(state, move)) for a legal move, as typed or reordered; else
@@ -775,15 +792,30 @@ class _Spelling:
         return move, step
 
 
-def _replay(system, renderer, inst, words: list[str], trace: bool = False) -> int:
+def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed: bool = True) -> int:
     """Print the board after every move (with `trace`, each step of the chain reactions it sets off first); an
-    illegal move is a UsageError naming it and the legal moves. A move of an unordered action may be given with
-    its arguments in any order (it is printed in the rules' own)."""
+    illegal move is a UsageError naming it and the legal moves. `words`: the moves as typed, split at blanks (a
+    move of an unordered action may be given with its arguments in any order: it is printed in the rules' own);
+    or, not `typed`, a search's moves, one a move."""
     state = system.initial()
     total = 0
     spelling = _Spelling(inst)
-    read = list(spelling.read(system, state, words))
-    moves = [move for move, _, _ in read] + words[sum(n for _, _, n in read):]  # (those after an illegal one)
+    if typed:
+        read = list(spelling.read(system, state, words))
+        rest, at = [], sum(n for _, _, n in read)  # (the moves after an illegal one, for the count)
+        while at < len(words):
+            n = spelling.run(words, at)
+            rest.append(" ".join(words[at:at + n]))
+            at += n
+        moves = [move for move, _, _ in read] + rest
+    else:
+        read, moves, at = [], list(words), state
+        for move in moves:
+            step = system.step(at, move)
+            read.append((move, step, 1))
+            if step is None:
+                break
+            at = step[0]
     for k, (move, step, _) in enumerate(read, 1):
         if step is None:
             legal = system.legal_moves(state)
@@ -891,7 +923,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, trace, algorithm, heuris
                 _internal_problem(out)
             codes.append(out.exit_code)
             if out.solution.moves and out.exit_code != EXIT_INTERNAL:
-                _replay(api.system(inst, "reference"), renderer, inst, list(out.solution.moves), trace)
+                _replay(api.system(inst, "reference"), renderer, inst, list(out.solution.moves), trace, typed=False)
             if out.exit_code == EXIT_INTERRUPTED:
                 break
     ctx.exit(worst(codes))
@@ -1195,7 +1227,8 @@ def cache(ctx, prune, clear):
             root.rmdir()  # (when nothing else is left in it)
         except OSError:
             pass
-        click.echo(f"deleted {root}: {_size(freed)} in {files:,} files")
+        where = f"{root}" if not root.exists() else f"the cache in {root} (files not gridrules' are left there)"
+        click.echo(f"deleted {where}: {_size(freed)} in {files:,} files")
     else:
         import_numba()  # (stale_files asks numba how it names its cache folders)
         from .compiled.stale import stale_files

@@ -1043,6 +1043,14 @@ action swap(k: 1..4) "swap {k}":
     lit[big | (cells where here in (big | (cells where lit)) - (cells where size != 2 * k - 3))] = true
     size[big] = k - 1
 
+# (q may be off the board: the reference reads tile[q] only at cells it tests, none of an empty set, so native
+# code must not read it once beforehand)
+action probe(p: cell) "probe {p}":
+    let q = p + R
+    require empty((cells where size == 5) where tile != tile[q]) and empty((cells where lit and not lit) where tile == tile[q])
+    require tile[p] != 39
+    tile[p] = 39
+
 goal: empty(cells where size != 0) or count(cells where tile != 0 and tile != 39) == 0
 
 heuristic first:

@@ -328,3 +328,12 @@ level grid:
     with pytest.raises(ErrorList) as err:
         compile_rules(rules.replace(step, "t = 1" if start == 9 else "t = 0"), "c.grl")
     assert "outside global `t`'s domain" in err.value.errors[0].message
+
+
+def test_carriage_returns_before_a_line_end_stay_as_they_were():
+    """A lone CR with text after it ends an old-Mac line (a located error, see golden lone_carriage_return);
+    CRs just before a line end, as some editors leave after a comment, are no error."""
+    text = 'game x "X"  # a note\r\r\nlayer a: bool\r\naction go() "go":\n    a[(0, 0)] = true\ngoal: a[(0, 0)]\n' \
+           "level grid:\n    '.' : pass\n"
+    game, _ = compile_rules(text, "x.grl")
+    assert [a.name for a in game.actions] == ["go"]

@@ -177,3 +177,17 @@ def test_group_matches_python(board, data):
                 reached.add(x)
                 todo.append(x)
     assert unpack(got, rows, cols) == reached
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 3), st.integers(0, 2), st.data())
+def test_one_values_mask_is_that_row_of_every_values_masks(planes, k, p, data):
+    """plane_mask(code): the row `code` of plane_masks, on random planes (codes past the layer's count
+    included), with the words before `p` not the layer's."""
+    s = np.array(data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=p + planes * k, max_size=p + planes * k)),
+                 np.uint64)
+    full = np.array(data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=k, max_size=k)), np.uint64)
+    count = 1 << planes
+    every = rt.plane_masks(s, p, planes, k, count, full, np.zeros((count, k), np.uint64))
+    for code in range(count):
+        assert rt.plane_mask(s, p, planes, k, code, full, np.zeros(k, np.uint64)).tolist() == every[code].tolist()

@@ -135,6 +135,14 @@ def _span(src: Source, meta_or_tok, shift: Shift = None) -> Span:
     return span.shifted(src, *shift) if shift else span
 
 
+def number(text: str) -> int:
+    """A number's value as written (digits, an optional `-`); one of more than 40 digits stands for 10^40, which
+    the checker refuses as too large: int() reads no more than 4,300 digits, and no rule needs 40."""
+    digits = text.lstrip("-").lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 40 else 10 ** 40
+    return -value if text.startswith("-") else value
+
+
 class _Build(Transformer):
     """Parse tree -> AST nodes, each with its span."""
 
@@ -236,8 +244,7 @@ class _Build(Transformer):
         return (items[0], items[1])
 
     def signed_int(self, items):
-        text = str(items[0])  # (as int_lit: a number too long for int() is refused by the checker as too large)
-        return int(text) if len(text) <= 40 else (-(10 ** 40) if text.startswith("-") else 10 ** 40)
+        return number(str(items[0]))
 
     @v_args(meta=True)
     def particle(self, meta, items):
@@ -502,8 +509,7 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def int_lit(self, meta, items):
-        text = str(items[0])  # (a number too long for Python's int() is refused by the checker as too large)
-        return A.IntLit(int(text) if len(text) <= 40 else 10 ** 40, self._s(meta))
+        return A.IntLit(number(str(items[0])), self._s(meta))
 
     @v_args(meta=True)
     def true_lit(self, meta, items):
@@ -644,7 +650,9 @@ def _dedent_line(text: str) -> int:
 def parse_dsl(text: str, path: str = "<rules>") -> A.RuleFile:
     """Parse a whole rule file written in the text DSL."""
     src = Source(path, text)
-    lone = re.search(r"\r(?!\n)", text)  # (a comment runs to the next \n: it would swallow the lines after it)
+    # (a line ended by a lone CR, old Mac's, with text after it: a comment runs to the next \n and would swallow
+    # the lines after it; CRs before a line end, or inside a comment, are left to the grammar as before)
+    lone = re.search(r"\r+(?![\r\n])", text)
     if lone:
         at = lone.start()
         line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1

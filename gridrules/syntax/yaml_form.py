@@ -41,7 +41,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import ast as A
 from ..errors import RuleError, Source, Span, did_you_mean
-from .parse import parse_snippet
+from .parse import number, parse_snippet
 
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\Z")
@@ -125,11 +125,6 @@ def _kind(node: Node) -> str:
     if node.tag.endswith(":null") and node.value in ("", "~", "null", "Null", "NULL"):
         return "empty"
     return "a single value"
-
-
-def _offset_int(text: str) -> int:
-    """An offset's number; one too long for int() stands for a huge one, which the checker refuses as too large."""
-    return int(text) if len(text) <= 40 else (-(10 ** 40) if text.startswith("-") else 10 ** 40)
 
 
 class _Reader:
@@ -358,7 +353,7 @@ class _Reader:
                 raise self.err(f"{what}: expected offsets such as `(0, 0) (0, 1)`, not `{node.value}`", node,
                                "inside `{...}` or `[...]` a comma ends a value: put quotes around it"
                                if s.count("(") != s.count(")") else None)
-            return tuple((_offset_int(m.group(1)), _offset_int(m.group(2))) for m in found)
+            return tuple((number(m.group(1)), number(m.group(2))) for m in found)
         if not isinstance(node, SequenceNode) or not node.value:
             raise self.wrong_kind(node, f"{what}", "a list of (row, col) offsets", example)
         return tuple(self.offset(x, what) for x in node.value)
@@ -367,10 +362,10 @@ class _Reader:
         if isinstance(node, ScalarNode):
             m = _OFFSET.fullmatch(node.value.strip())
             if m:
-                return _offset_int(m.group(1)), _offset_int(m.group(2))
+                return number(m.group(1)), number(m.group(2))
         elif isinstance(node, SequenceNode) and len(node.value) == 2 and all(
                 isinstance(x, ScalarNode) and re.fullmatch(r"-?[0-9]+", x.value) for x in node.value):
-            return _offset_int(node.value[0].value), _offset_int(node.value[1].value)
+            return number(node.value[0].value), number(node.value[1].value)
         raise self.err(f"{what}: an offset is `[row, col]` or \"(row, col)\", two whole numbers", node)
 
     def rolls(self, pose: str, key: ScalarNode, node: Node) -> list[A.Roll]:
@@ -387,7 +382,7 @@ class _Reader:
                         raise self.err(f"the roll of pose `{pose}` to {d}: expected `POSE (drow, dcol)`, "
                                        f"such as `row (0, -2)`", dv)
                     r, c = _OFFSET.match(m.group(2)).groups()
-                    to, shift = m.group(1), (_offset_int(r), _offset_int(c))
+                    to, shift = m.group(1), (number(r), number(c))
                 out.append(A.Roll(pose, d, to, shift, Span(self.src, *self._pos(dk), *self._end(dv))))
             return out
         s = self.scalar(node, what, "L -> row (0, -2), R -> row (0, 1), U -> col (-2, 0), D -> col (1, 0)")
@@ -403,7 +398,7 @@ class _Reader:
                                 Span(self.src, line, at, line, at + 1))
             stop = col0 + len(text[:m.end()].rstrip())
             span = Span(self.src, line, col0 + m.start(1), line, stop) if exact else self.span(s)
-            out.append(A.Roll(pose, m.group(1), m.group(2), (_offset_int(m.group(3)), _offset_int(m.group(4))), span))
+            out.append(A.Roll(pose, m.group(1), m.group(2), (number(m.group(3)), number(m.group(4))), span))
             pos = m.end()
             if pos == len(text):
                 return out

@@ -108,7 +108,7 @@ def test_clear_leaves_what_is_not_gridrules_and_the_folder_that_holds_it(run, ca
     assert run("cache").out.splitlines()[0] == f"{root}: 14.6 kB in 16 files"  # (theirs not counted)
     r = run("cache", "--clear")
     assert r.code == 0, r.all
-    assert r.out == f"deleted {root}: 14.6 kB in 16 files\n"
+    assert r.out == f"deleted the cache in {root} (files not gridrules' are left there): 14.6 kB in 16 files\n"
     assert _files(root) == {"notes.txt", "mine/data.bin"} and (root / "notes.txt").read_text() == "precious"
 
 

@@ -304,6 +304,30 @@ def test_moves_whose_notation_holds_a_blank_are_read_whole(run, write):
     assert "goal reached after 2 moves" in r.out
     r = run("moves", rules, level, "--after", "dim 1 dim 1")
     assert r.code == 0 and r.out.splitlines() == ["3 legal moves", "  dim 1", "  dim 2", "  dim 3"], r.all
-    r = run("show", rules, level, "--solution", "dim 3 dim 3")
+    r = run("show", rules, level, "--solution", "dim 3 dim 3 go")
     assert r.code == 2 and r.err.startswith(f"error: {level}: move 2 `dim 3` is not legal after move 1; the legal "
                                             "moves are: dim 1, dim 2"), r.all
+    assert "move 1/3: dim 3" in r.out  # (three moves typed: the illegal one is as long as a `dim` move)
+    r = run("show", rules, level, "--solution", "dim 1 go dim 1")
+    assert r.code == 2 and f"move 2 `go` is not legal after move 1" in r.err and "move 1/3: dim 1" in r.out, r.all
+
+
+AMBIGUOUS = """\
+game ambiguous "notations that spell each other"
+global t: 0..20
+action add(c: 1..2) "{c}":
+    t += c
+action jump(x: 1..2, y: 1..2) "{x} {y}":
+    t += 5 * x + y
+goal: t == 3
+level grid:
+    '.' : pass
+"""
+
+
+def test_show_solve_replays_the_searchs_own_moves(run, write):
+    """A search's moves are replayed one by one, never re-read from their text: `1 2` (two `add` moves) is
+    also the text of one `jump`."""
+    rules, level = write("amb.grl", AMBIGUOUS), write("amb.txt", ".\n")
+    r = run("show", rules, level, "--solve", "--backend", "reference")
+    assert r.code == 0 and "move 1/2: 1" in r.out and "move 2/2: 2" in r.out and "goal reached after 2 moves" in r.out, r.all
