@@ -176,6 +176,21 @@ def _mask_condition(pred, inner: bool = False) -> bool:
 _ONE_MASK = 16
 
 
+_NESTING = 50  # parentheses an expression's code may nest before it goes into a temporary (Lowering.ex)
+
+
+def _nesting(code: str) -> int:
+    """How deep the parentheses of a line of code nest."""
+    depth = most = 0
+    for ch in code:
+        if ch == "(":
+            depth += 1
+            most = max(most, depth)
+        elif ch == ")":
+            depth -= 1
+    return most
+
+
 def _equal(pred: ir.BinOp) -> ir.BinOp:
     """`a == b` for a condition `a != b`."""
     return dataclasses.replace(pred, op="==")
@@ -484,7 +499,10 @@ class Lowering:
 
     # ---- expressions: each returns code for its value (a tuple of codes for cells, bodies, ranges)
     def ex(self, e: ir.Expr, o: Out, ctx):
-        return getattr(self, "x_" + type(e).__name__)(e, o, ctx)
+        code = getattr(self, "x_" + type(e).__name__)(e, o, ctx)
+        if isinstance(code, str) and code.count("(") > _NESTING and _nesting(code) > _NESTING:
+            return self._snap(code, o)  # (a long sum or chain of `not`s: Python's parser takes 200 levels)
+        return code
 
     def x_Const(self, e, o, ctx):
         v = e.value

@@ -93,11 +93,23 @@ LONG_SUM = "game g\nlayer a: 0..300\naction go():\n    a[(0, 0)] = " + " + ".joi
     "\ngoal: a[(0, 0)] == 210\nlevel grid:\n    '.': pass\n"
 
 
-@pytest.mark.parametrize("rules, why", [(NESTED_LOOPS, "too many statically nested blocks"),
-                                        (LONG_SUM, "too many nested parentheses")])
+DEEP_NOT = LONG_SUM.replace("1 + " * 209 + "1", "210").replace("goal: a[(0, 0)] == 210", "goal: " + "not " * 301 +
+                                                                 "a[(0, 0)] != 210")
+
+
+@pytest.mark.parametrize("rules", [LONG_SUM, DEEP_NOT])
+def test_long_sums_and_chains_of_not_compile(run, write, rules):
+    """A sum of 210 terms, 301 `not`s in a row: their code goes into temporaries before its parentheses nest
+    past the 200 levels Python's parser takes (codegen._NESTING)."""
+    path, level = write("g.grl", rules), write("g.txt", ".\n")
+    r = run("solve", path, level)
+    assert r.code == 0 and r.out.startswith("1 move (optimal)\n"), r.all
+
+
+@pytest.mark.parametrize("rules, why", [(NESTED_LOOPS, "too many statically nested blocks")])
 def test_rules_nested_past_what_python_compiles_are_a_usage_error(run, write, rules, why):
-    """The compiled backend writes Python: 21 loops in loops, or a sum of 210 terms (nested parentheses), pass
-    the checker but not Python's compiler. Exit 2 with the way out; the reference backend runs them."""
+    """The compiled backend writes Python: 21 loops in loops pass the checker but not Python's compiler (20
+    nested blocks). Exit 2 with the way out; the reference backend runs them."""
     path, level = write("g.grl", rules), write("g.txt", ".\n")
     r = run("solve", path, level)
     assert r.code == 2 and "Traceback" not in r.all
