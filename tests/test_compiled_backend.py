@@ -1047,7 +1047,8 @@ action swap(k: 1..4) "swap {k}":
 # code must not read it once beforehand)
 action probe(p: cell) "probe {p}":
     let q = p + R
-    require empty((cells where size == 5) where tile != tile[q]) and empty((cells where lit and not lit) where tile == tile[q])
+    require empty((cells where size == 5) where tile != tile[q])
+    require empty((cells where lit and not lit) where tile == tile[q])
     require tile[p] != 39
     tile[p] = 39
 

@@ -155,9 +155,10 @@ def _word_tree(e) -> bool:
 
 def _mask_condition(pred, inner: bool = False) -> bool:
     """Whether a cell condition holds on a set of cells worked out once: `layer == v` (a value mask), `layer !=
-    v` (its complement), `here in T`, or (`inner`: below an and, or, not) `and`, `or` and `not` of such conditions. The reference reads the
-    operands of an `and` or `or` only where needed, so below them only operands that cannot fault are taken:
-    values that are literals, parameters, locals or globals, and sets T that are locals."""
+    v` (its complement), `here in T`, or (`inner`: below an and, or, not) `and`, `or` and `not` of such
+    conditions. The reference reads the operands of an `and` or `or` only where needed, so below them only
+    operands that cannot fault are taken: values that are literals, parameters, locals or globals, and sets T
+    that are locals."""
     if isinstance(pred, ir.BinOp) and pred.op in ("and", "or"):
         return _mask_condition(pred.left, True) and _mask_condition(pred.right, True)
     if isinstance(pred, ir.BinOp) and pred.op == "!=":  # (the complement of `==`'s mask)
@@ -196,13 +197,18 @@ def _equal(pred: ir.BinOp) -> ir.BinOp:
     return dataclasses.replace(pred, op="==")
 
 
+def _binds(body, slot: int) -> bool:
+    """Whether statements bind the local `slot` (a `let`, an assignment, a `for` over it)."""
+    return ir.contains(body, lambda x: isinstance(x, (ir.SetLocal, ir.For)) and x.slot == slot)
+
+
 def _indexes_only(slot: int, body) -> bool:
     """Whether a loop's cell local (`slot`) is read in its body only to index layers (`layer[c]`, `layer[c] = v`)
     and never bound again there: its cell's index from the set stands for it (a cell of a set is on the board)."""
     def local(x) -> bool:
         return isinstance(x, ir.Local) and x.slot == slot
 
-    if ir.contains(body, lambda x: isinstance(x, (ir.SetLocal, ir.For)) and x.slot == slot):
+    if _binds(body, slot):
         return False
     return ir.count(body, local) == ir.count(body, lambda x: isinstance(x, ir.LayerAt) and local(x.cell)
                                               or isinstance(x, ir.SetLayer) and local(x.where))
@@ -1723,8 +1729,8 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
             continue
         body = after_prefilter(action.proc.body, steps[ai])
         _ON_BOARD.clear()  # (the move's cells, unless its body binds them again)
-        _ON_BOARD.update(slot for slot, (_, dom) in enumerate(action.proc.params) if dom.ty == ir.CELL and not
-                         ir.contains(action.proc.body, lambda x: isinstance(x, (ir.SetLocal, ir.For)) and x.slot == slot))
+        _ON_BOARD.update(slot for slot, (_, dom) in enumerate(action.proc.params)
+                         if dom.ty == ir.CELL and not _binds(action.proc.body, slot))
         n = 0  # leading `require`s, checked on the parent by a function of their own (see Lowering.head)
         while n < len(body) and isinstance(body[n], ir.Require) and not _writes(body[n], game):
             n += 1

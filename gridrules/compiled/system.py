@@ -143,8 +143,8 @@ def _generated(inst: Instance, heuristic: str | None, rules, moves):
 
 def _too_deep(game: ir.Game, err: Exception) -> Exception:
     """The error for generated source that Python refuses to compile: rules nested past CPython's static limits
-    (200 nested parentheses: a sum or `and` of ~200 terms; 20 nested loops; 100 levels of indentation) are the
-    user's to change, or to run on the reference backend; any other SyntaxError is a bug of codegen."""
+    (20 nested loops, 100 levels of indentation; parentheses, 200 levels, no longer: Lowering.ex) are the user's
+    to change, or to run on the reference backend; any other SyntaxError is a bug of codegen."""
     text = getattr(err, "msg", None) or str(err)
     if isinstance(err, RecursionError) or text.startswith("too many"):
         return UsageError(f"the compiled backend cannot run `{game.name}`: its rules nest deeper than Python "
