@@ -291,9 +291,19 @@ def parse_param_value(game: ir.Game, name: str, text: str, rows: int | None = No
     raise UsageError(f"parameter `{name}` must be {want}, not `{text}`")
 
 
+def _values(d: ir.Domain, cells: int, game: ir.Game, value) -> int:
+    """How many values an action parameter of domain `d` takes (reference.system.parameter_values lists them)."""
+    if d.ty == ir.INT:
+        return max(0, value(d.hi) - value(d.lo) + 1)
+    if d.ty == ir.CELL:
+        return cells
+    return {ir.BOOL: 2, ir.DIR: 4}.get(d.ty) or len(game.enum_values(d.ty.name))
+
+
 def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: dict | None = None) -> Instance:
     # the reference interpreter runs init code
     from .reference.evaluator import MAX_SETUP_ROUNDS, Abort, Board, Compiler, Frame
+    from .reference.system import instance_count
 
     rows, cols = raw.rows, raw.cols
     if rows == 0 or cols == 0:
@@ -359,6 +369,8 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
             shown = ", ".join(f"{lo}..{hi}" for lo, hi in sorted(ranges))
             raise RuleError(f"the parameters of unordered action `{action.name}` range over different values for "
                             f"this level ({shown}); they must range over the same ones", action.span)
+    for action in game.actions:  # (too many moves: said before the legend and `init`, slow on such a board)
+        instance_count(action, [_values(d, rows * cols, game, const_value) for _, d in action.proc.params])
 
     v: dict = {}
     dims: dict[str, tuple[int, ...]] = {}

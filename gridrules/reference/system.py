@@ -96,6 +96,20 @@ def parameter_values(dom: ir.Domain, inst: Instance, c: Compiler):
     raise AssertionError(ty)
 
 
+def instance_count(action: ir.ActionInfo, sizes: list[int]) -> int:
+    """How many parameter combinations an action has for a level whose parameters take `sizes` values each; a
+    UsageError past MAX_MOVES (instantiate asks before the level's legend and `init` run, which take long on a
+    board that large)."""
+    if action.unordered:  # (instantiate checked that the parameters range over the same values)
+        count = math.comb(sizes[0], len(sizes))
+    else:
+        count = math.prod(sizes)
+    if count > MAX_MOVES:
+        raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
+                         f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
+    return count
+
+
 def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]]:
     """Every move of the level: (text, index of its action, arguments) for each parameter combination whose
     `when` holds, in declaration order. Both backends number moves this way."""
@@ -103,13 +117,7 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     for ai, action in enumerate(inst.game.actions):
         # (ranges, not lists: a domain of 2^62 values is counted, and refused below, without being listed)
         domains = [parameter_values(dom, inst, c) for _, dom in action.proc.params]
-        if action.unordered:  # (instantiate checked that the parameters range over the same values)
-            count = math.comb(len(domains[0]), len(domains))
-        else:
-            count = math.prod(len(d) for d in domains)
-        if count > MAX_MOVES:
-            raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
-                             f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
+        count = instance_count(action, [len(d) for d in domains])
         combinations = (itertools.combinations(domains[0], len(domains)) if action.unordered
                         else itertools.product(*domains))  # (product lists its ranges: only after the count)
         when = c.expr(action.when)
