@@ -70,9 +70,29 @@ def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
 
     try:
         return check(parse_rules(text, path), path)
-    except RecursionError:
+    except RecursionError as err:
         raise RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs "
-                        "calling each other)", Span(Source(path, text), 1, 1, 1, 2)) from None
+                        "calling each other)", _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2),
+                        "split it with `let`s or defs") from None
+
+
+def _deep_span(err: BaseException, text: str, path: str) -> Span | None:
+    """Where the reading was when it recursed too deeply: the line on which the last-starting node of this file
+    on the stack starts (the deep expression's: which of its parts the stack holds depends on where it failed),
+    from its first character to its last."""
+    spans = []
+    tb = err.__traceback__
+    while tb is not None:
+        for value in list(tb.tb_frame.f_locals.values()):
+            span = getattr(value, "span", None)
+            if isinstance(span, Span) and span.source.path == path:
+                spans.append(span)
+        tb = tb.tb_next
+    if not spans:
+        return None
+    line = max(spans, key=lambda p: (p.line, p.col)).line
+    words = text.splitlines()[line - 1]
+    return Span(Source(path, text), line, len(words) - len(words.lstrip()) + 1, line, len(words.rstrip()) + 1)
 
 
 def load_rules(name_or_path: str) -> ir.Game:
