@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, native_agrees, system, walk_and_compare
 from gridrules.api import load
+from gridrules.errors import RuleRuntimeError
 from gridrules.instance import PerRules
 from solvers import SOLVED, Budget, solve
 
@@ -1087,6 +1088,81 @@ def test_unequal_conditions_and_sums_are_read_by_the_word():
         body = source.split(f"def {name}(")[1].split("\n@njit")[0]
         assert "plane_code" not in body and "bit_index" not in body, name
     assert source.count("rt.plane_mask(") >= 3 and "rt.plane_masks(" in source
+
+
+# `none` and bodies at none, and `fail` after the state is packed: both backends alike (a differential fuzzing
+# helper found each apart: the compiled backend kept a column beside a none row, so `none + d == none` was false;
+# it refused `.at` of a body at none; it tested `fail` before packing, so an off-board cell passed silently; the
+# reference crashed on `cells`, `on_board` and `roll` of a body at none).
+NONES = """\
+game nones "none and unplaced bodies"
+body block:
+    pose up: (0, 0)
+    pose flat: (0, 0) (0, 1)
+    roll up: L -> flat (0, -2), R -> flat (0, 1), U -> up (-1, 0), D -> up (1, 0)
+    roll flat: L -> up (0, -1), R -> up (0, 2), U -> flat (-1, 0), D -> flat (1, 0)
+global me: cell
+global n: 0..15
+layer wall: bool static
+action probe() "probe":
+    require n == 0
+    let c = 0
+    if me + R == me + L and me - (1, 1) == none and me + (me - me) == none:
+        c += 1
+    if block.at == none and empty(cells(block)) and not on_board(block):
+        c += 2
+    if roll(block, U) == block and roll(block, L).at == none:
+        c += 4
+    n = c + 8
+action place(p: cell) "{p}":
+    require n >= 8 and block.at == none
+    block = up at p
+    me = p
+action walk(d: dir) "{d}":
+    require block.at != none and on_board(me + d) and on_board(roll(block, d))
+    me = me + d
+    block = roll(block, d)
+fail: me != none and (wall[me] or not on_board(block))
+goal: n >= 8 and block.at != none and block.pose == flat
+level grid:
+    '.' : pass
+    '#' : wall = true
+"""
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 5), st.data(), st.integers(0, 10**6))
+def test_none_cells_unplaced_bodies_and_fail_after_packing_agree(rows, cols, data, seed):
+    grid = data.draw(st.lists(st.text(".#", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    inst = instance_from_rules(NONES, "\n".join(grid) + "\n")
+    walk_and_compare(inst, seed, steps=8)
+    ref = system(inst, "reference")
+    (move, state, _), = ref.successors(inst.initial)
+    assert move == "probe" and ref.inst.values(state)["n"] == 15  # (every test of none held)
+
+
+def test_fail_is_tested_after_the_state_is_packed():
+    """A cell stored off the board is a run-time error of the move, before `fail` reads the state: the compiled
+    backend tested `fail` first, and `fail: not on_board(me)` dropped the move silently."""
+    rules = """\
+game offb
+global me: cell
+action step(d: dir) "{d}":
+    me = me + d
+goal: me == (0, 1)
+fail: not on_board(me)
+init:
+    me = (0, 0)
+level grid:
+    '.': pass
+"""
+    inst = instance_from_rules(rules, "..\n")
+    messages = []
+    for backend in ("reference", "compiled"):
+        with pytest.raises(RuleRuntimeError) as err:
+            system(inst, backend).successors(inst.initial)
+        messages.append(err.value.render())
+    assert messages[0] == messages[1] and "`me` would be stored holding a cell outside the 1x2 board" in messages[0]
 
 
 # What no move of a level stores is the level's (instance._written): kept out of the state, read by both backends

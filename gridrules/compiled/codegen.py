@@ -697,10 +697,12 @@ class Lowering:
         if lt == ir.INT:
             return f"({a} {op} {b})"
         if lt == ir.CELL and rt == ir.DIR:
-            return self._snap((f"({a[0]} + DR[{b}] if {a[0]} != NONE else NONE)", f"({a[1]} + DC[{b}])"), o)
+            # (`none + d` is none, its column 0 as every none's: cells compare both parts)
+            return self._snap((f"({a[0]} + DR[{b}] if {a[0]} != NONE else NONE)",
+                               f"({a[1]} + DC[{b}] if {a[0]} != NONE else 0)"), o)
         if lt == ir.CELL and rt == ir.CELL and op in ("+", "-"):
             return self._snap((f"({a[0]} {op} {b[0]} if {a[0]} != NONE and {b[0]} != NONE else NONE)",
-                               f"({a[1]} {op} {b[1]})"), o)
+                               f"({a[1]} {op} {b[1]} if {a[0]} != NONE and {b[0]} != NONE else 0)"), o)
         raise AssertionError(f"no lowering for {lt} {op} {rt}")  # (set operations: _words, above)
 
     # ---- set expressions a word at a time: a tree of |, &, - and `S where layer == v` (or `here in T`) is one
@@ -869,11 +871,7 @@ class Lowering:
             return b[0] if e.field == "row" else b[1]
         if e.field == "pose":
             return b[0]
-        o(f"if {b[1]} == NONE:")
-        o.indent()
-        o(self.fault("`none` has no row", e.span))
-        o.dedent()
-        return (b[1], b[2])
+        return (b[1], b[2])  # (`.at` of a body at none is none: its `.row` faults, as the reference's)
 
     def x_RangeOf(self, e, o, ctx):
         return (self.ex(e.lo, o, ctx), self.ex(e.hi, o, ctx))
@@ -1240,7 +1238,7 @@ class Lowering:
         p = self.t()
         o(f"{p} = {b[0]}")
         return self._snap((f"ROLL[{bi}, {p}, {dv}, 0]", f"({b[1]} + ROLL[{bi}, {p}, {dv}, 1] if {b[1]} != NONE else NONE)",
-                           f"({b[2]} + ROLL[{bi}, {p}, {dv}, 2])"), o)
+                           f"({b[2]} + ROLL[{bi}, {p}, {dv}, 2] if {b[1]} != NONE else 0)"), o)
 
     # ---- statements
     def block(self, stmts, o: Out, ctx):
@@ -2124,9 +2122,11 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o.indent()
     o("ok = False")
     o.dedent()
-    o("if ok and not _failed(D, g, SL, SG, BM, ab):")
+    o("if ok:  # (packed first, as the reference does: a cell stored off the board is an error before `fail`)")
+    o("    _encode(D, g, SG, OUT[n])")
+    o("    ok = not _failed(D, g, SL, SG, BM, ab)")
+    o("if ok:")
     o.indent()
-    o("_encode(D, g, SG, OUT[n])")
     o("if k < 0:")
     o.indent()
     o("ab[2] = k")

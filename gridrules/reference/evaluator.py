@@ -573,7 +573,10 @@ class Compiler:
         return lambda f: len({at(f, i) for i in iter_bits(s(f))})
 
     def _covered(self, body_value, body: ir.BodyInfo):
-        pose, (r, c) = body_value
+        pose, at = body_value
+        if at is None:  # (a body at none covers nothing)
+            return []
+        r, c = at
         return [(r + dr, c + dc) for dr, dc in body.cells[pose]]
 
     def b_on_board(self, e, x):
@@ -581,7 +584,12 @@ class Compiler:
         if x.ty == ir.CELL:
             return lambda f: board.on(v(f))
         body = self.bodies[x.ty.name]
-        return lambda f: all(board.on(c) for c in self._covered(v(f), body))
+
+        def on(f):
+            value = v(f)
+            return value[1] is not None and all(board.on(c) for c in self._covered(value, body))
+
+        return on
 
     def b_cells(self, e, x):
         v, board, body = self.expr(x), self.board, self.bodies[x.ty.name]
@@ -663,9 +671,9 @@ class Compiler:
         v, dv, body = self.expr(x), self.expr(d), self.bodies[x.ty.name]
 
         def roll(f):
-            pose, (r, c) = v(f)
+            pose, at = v(f)
             to, (dr, dc) = body.rolls[pose][dv(f)]
-            return (to, (r + dr, c + dc))
+            return (to, None if at is None else (at[0] + dr, at[1] + dc))  # (as `none + d` is none)
 
         return roll
 
