@@ -922,6 +922,14 @@ def test_value_masks_read_from_rows_and_from_packed_states_agree(rows, cols, dat
     each_heuristic_agrees(inst, seed, steps=6)
 
 
+def walk_random_grid(rules, alphabet, data, rows, cols, seed, steps):
+    """Both backends alike along a walk, and every heuristic alone, on a random grid of these characters."""
+    grid = data.draw(st.lists(st.text(alphabet, min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    inst = instance_from_rules(rules, "\n".join(grid) + "\n")
+    walk_and_compare(inst, seed, steps=steps)
+    each_heuristic_agrees(inst, seed, steps=steps)
+
+
 def each_heuristic_agrees(inst, seed, steps):
     """Along a random walk, every heuristic alone (and the goal) gives the reference's value natively."""
     ref = system(inst, "reference")
@@ -1016,10 +1024,7 @@ level grid:
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
 def test_static_layer_masks_and_bool_layer_masks_agree(rows, cols, data, seed):
-    grid = data.draw(st.lists(st.text("0123abcdw", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
-    inst = instance_from_rules(STATIC_MASKS, "\n".join(grid) + "\n")
-    walk_and_compare(inst, seed, steps=8)
-    each_heuristic_agrees(inst, seed, steps=8)
+    walk_random_grid(STATIC_MASKS, "0123abcdw", data, rows, cols, seed, steps=8)
 
 
 # Conditions that differ from a value (`layer != v`: the complement of `==`'s mask), values worked out once from
@@ -1073,10 +1078,7 @@ level grid:
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
 def test_unequal_conditions_sums_and_many_valued_layers_agree(rows, cols, data, seed):
-    grid = data.draw(st.lists(st.text("01234", min_size=cols, max_size=cols), min_size=rows, max_size=rows))
-    inst = instance_from_rules(UNEQUAL, "\n".join(grid) + "\n")
-    walk_and_compare(inst, seed, steps=8)
-    each_heuristic_agrees(inst, seed, steps=8)
+    walk_random_grid(UNEQUAL, "01234", data, rows, cols, seed, steps=8)
 
 
 def test_unequal_conditions_and_sums_are_read_by_the_word():
