@@ -208,6 +208,14 @@ class Safe(Node):
 
 
 @node
+class Redundant(Node):
+    """`redundant`: a search may leave the move being made out — a cheapest solution does without it (but in
+    the state the search starts from)."""
+
+    span: Span | None = SPAN
+
+
+@node
 class Commutes(Node):
     """`commutes`: the move being made commutes with the next one if that one also runs `commutes` — a path
     search tries one order of such runs."""
@@ -271,7 +279,7 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = (Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Commutes | Persists | Chooses | Ranks
+Stmt = (Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Redundant | Commutes | Persists | Chooses | Ranks
         | Emit | If | For | While)
 
 

@@ -23,6 +23,8 @@ BUILTINS = ("region", "group", "neighbours", "count", "any", "empty", "distinct"
 MARKS = {
     A.Safe: ("safe", ir.Safe,
              "let a def decide and the action mark: `if lone(a):` in the action, `safe` indented under it"),
+    A.Redundant: ("redundant", ir.Redundant,
+                  "put it in the action, in the branch of an `if` where the move is known to be redundant"),
     A.Commutes: ("commutes", ir.Commutes,
                  "put it in the action, in the branch of an `if` where the move is known to commute"),
     A.Persists: ("persists", ir.Persists,
@@ -696,7 +698,7 @@ class Checker:
         if isinstance(s, A.Pass):
             return []
         mark = MARKS.get(type(s))
-        if mark is not None:  # safe, commutes, persists, chooses, ranks: what a move promises or tells the searches
+        if mark is not None:  # safe, redundant, commutes, persists, chooses, ranks: what a move promises or tells the searches
             word, node, hint = mark
             if sc.kind != "action":
                 self.error(f"`{word}` marks a move, so it belongs in an action", s, hint)
@@ -1177,6 +1179,7 @@ class Checker:
             actions=tuple(actions),
             init=init, goals=tuple(goals), fails=tuple(fails), deadlocks=tuple(deadlocks), limit=limit,
             heuristics=tuple(heuristics), formats=tuple(formats), predicates_nlocals=pred_slots, score=score,
+            redundant=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Redundant)) for a in actions),
             commuting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Commutes)) for a in actions),
             persisting=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Persists)) for a in actions),
             choosing=any(ir.contains(a.proc.body, lambda x: isinstance(x, ir.Chooses)) for a in actions),

@@ -302,6 +302,13 @@ class Safe(Stmt):
 
 
 @node
+class Redundant(Stmt):
+    """Mark the move being made as redundant: a search leaves it out, but in the state it starts from."""
+
+    span: Span | None = SPAN
+
+
+@node
 class Commutes(Stmt):
     """Mark the move being made as commuting: two such moves in a row can be swapped (see docs, `commutes`)."""
 
@@ -522,6 +529,7 @@ class Game(Value):
     formats: tuple[LevelFormat, ...]
     predicates_nlocals: int = 0  # local slots used by goal / fail / deadlock / cost / when expressions
     score: Procedure | None = None  # what a solution is worth, read on its last state (higher is better)
+    redundant: bool = False  # some action runs `redundant`: searches leave such moves out but where they start
     commuting: bool = False  # some action runs `commutes`: path searches try one order of commuting moves
     persisting: bool = False  # some action runs `persists`: path searches ban a failed persisting move below
     choosing: bool = False  # some action runs `chooses`: searches try the smallest choices first

@@ -24,7 +24,8 @@ class TransitionSystem(Protocol):
 
     def successors(self, state: State) -> Iterable[tuple[Move, State, int]]:
         """(move, next state, cost >= 0) for every move worth searching, in a fixed order: every legal move,
-        or just one that the rules promise loses nothing (a gridrules `safe` move) when there is one."""
+        or just one that the rules promise loses nothing (a gridrules `safe` move) when there is one; past the
+        initial state, less the moves the rules promise a cheapest solution does without (`redundant`)."""
         ...
 
     def is_goal(self, state: State) -> bool: ...

@@ -36,17 +36,20 @@ def instance_from_rules(rules_text: str, level_text: str, params: dict | None = 
 
 
 class StartAt:
-    """The same system, started from another state (exact distances from any state)."""
+    """The same system, started from another state (exact distances from any state). Where the rules mark moves
+    `redundant`, the state it starts from gets every legal move, as the inner system's own start does: the rules
+    promise an optimum only to searches that try all of their first state's moves."""
 
     def __init__(self, inner, state):
         self.inner, self.state = inner, state
         self.min_move_cost = getattr(inner, "min_move_cost", 0)
+        self.redundant = inner.inst.game.redundant
 
     def initial(self):
         return self.state
 
     def successors(self, s):
-        return self.inner.successors(s)
+        return self.inner.successors(s, every=self.redundant and s == self.state)
 
     def is_goal(self, s):
         return self.inner.is_goal(s)
@@ -60,6 +63,17 @@ class StartAt:
 
     def is_dead(self, s):
         return self.inner.is_dead(s)
+
+
+class EveryMove(StartAt):
+    """The same system with every legal move as a successor: no `safe` move taken alone, no `redundant` one left
+    out (what a player may do, not what a search tries)."""
+
+    def __init__(self, inner):
+        super().__init__(inner, inner.initial())
+
+    def successors(self, s):
+        return self.inner.successors(s, every=True)
 
 
 def replay(sys_, moves):

@@ -30,11 +30,12 @@ NONE = -(1 << 40)
 # moves lists them; ab[9]: where the ban table lies while a deadlock test may read it (runtime.is_banned), else
 # -1; the table itself, for a game with `persists`, ends the row; ab[10]: the move ran `chooses`, ab[11] its value,
 # ab[12]: where the choices of the moves listed are kept, then their ranks, for a game with `chooses` or `ranks`;
-# ab[13]: the rank the move ran `ranks` with); with particles, ab[QUEUE]
+# ab[13]: the rank the move ran `ranks` with; ab[14]: the move ran `redundant`; ab[15]: where the words of the
+# state a search starts from lie, for a game with `redundant`, else -1); with particles, ab[QUEUE]
 # counts the particles queued,
 # ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
 # queue lies the chain reaction's scratch (chain_code).
-QUEUE = 14
+QUEUE = 16
 _MASK_ROWS = "@rows:{}@"  # stands for where a function's value masks of a layer go, until prologue knows
 SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
@@ -1355,6 +1356,9 @@ class Lowering:
     def s_Safe(self, s, o, ctx):
         o("ab[4] = 1")
 
+    def s_Redundant(self, s, o, ctx):
+        o("ab[14] = 1")
+
     def s_Commutes(self, s, o, ctx):
         o("ab[5] = 1")
 
@@ -2062,6 +2066,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("k = 0")
     first = True
     safe = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Safe)) for ai in used)
+    redundant = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Redundant)) for ai in used)
     commutes = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Commutes)) for ai in used)
     persists = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Persists)) for ai in used)
     chooses = any(ir.contains(game.actions[ai].proc.body, lambda x: isinstance(x, ir.Chooses)) for ai in used)
@@ -2092,6 +2097,8 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("ab[1] = m  # (the move a fault belongs to)")
         if safe:
             o("ab[4] = 0  # (set by `safe`)")
+        if redundant:
+            o("ab[14] = 0  # (set by `redundant`)")
         if commutes:
             o("ab[5] = 0  # (set by `commutes`)")
         if persists:
@@ -2132,6 +2139,16 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("ab[2] = k")
     o(low.fault("move `{move}` has a negative cost ({value})", None))
     o.dedent()
+    if redundant:
+        o("if ab[14] != 0 and ab[3] != 0:  # a redundant move, and the caller searches: left out but at its start")
+        o.indent()
+        o("at_start = True")
+        o("for w in range(s.shape[0]):")
+        o("    if s[w] != np.uint64(ab[ab[15] + w]):")
+        o("        at_start = False")
+        o("if not at_start:")
+        o("    continue")
+        o.dedent()
     o("if MARG[m, 0] >= 0:  # a move written like others: no other legal move may be written alike")
     o.indent()
     o("for j in range(n):")

@@ -207,7 +207,8 @@ class CompiledSystem:
         self.persisting = inst.game.persisting  # (a PersistingSystem: path searches call ban_successors)
         ban_width = self.MARG.shape[1] if self.persisting else 0
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
-                          ban_width, max(1, len(moves)) if inst.game.choosing or inst.game.ranking else 0)
+                          ban_width, max(1, len(moves)) if inst.game.choosing or inst.game.ranking else 0,
+                          inst.initial if inst.game.redundant else None)
         _static_rows(low, self.SL, self.work[4], inst.cols)
         # where the ban table starts in ab (-1: none)
         self.ban_at = len(self.work[5]) - len(_ban_table(ban_width)) if ban_width else -1
@@ -533,7 +534,7 @@ BAN_SLOTS = 1 << 12  # the ban table's capacity (runtime.ban): up to half of it 
 
 
 def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0,
-          ban_width: int = 0, choices: int = 0):
+          ban_width: int = 0, choices: int = 0, start: tuple | None = None):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last; then
     `set_rows` rows the code keeps set values in: codegen.Lowering.row), and `ab`:
@@ -543,10 +544,12 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     which expand then neither leaves out nor marks), whether the move ran `persists`, whether a path search
     that bans moves lists them (expand then marks the persisting ones), and where the ban table lies while a
     deadlock test may read it (-1: not now), whether the move ran `chooses`, its value, where the choices and
-    then the ranks of the moves listed are kept (-1: neither `chooses` nor `ranks`), and the move's rank. With
-    particles (of `particles` kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and
-    the chain reaction's scratch (codegen.chain_code). Then room for `choices` choices and as many ranks (a game
-    with `chooses` or `ranks`: one per move), and with `ban_width` (a game with `persists`: MARG's width), the
+    then the ranks of the moves listed are kept (-1: neither `chooses` nor `ranks`), the move's rank, whether
+    it ran `redundant`, and where the words of `start` lie (-1: none given). With particles (of `particles`
+    kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and the chain reaction's
+    scratch (codegen.chain_code). Then room for `choices` choices and as many ranks (a game with `chooses` or
+    `ranks`: one per move), the words of `start` (a game with `redundant`: the packed state its searches start
+    from, where expand keeps redundant moves), and with `ban_width` (a game with `persists`: MARG's width), the
     ban table (runtime.ban) ends the row."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
@@ -557,7 +560,7 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     bm[:SCRATCH] = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words)
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
-            _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width))
+            _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width, start))
 
 
 def _static_rows(low, SL: np.ndarray, bm: np.ndarray, cols: int) -> None:
@@ -585,13 +588,16 @@ def _static_rows(low, SL: np.ndarray, bm: np.ndarray, cols: int) -> None:
         bm[first: first + 2] = bits(edges)
 
 
-def _flags_row(chain: list, choices: int, ban_width: int) -> np.ndarray:
-    """`ab`: the flags, the particles' scratch, room for the choices and ranks (its place in ab[12]), the ban
-    table."""
+def _flags_row(chain: list, choices: int, ban_width: int, start: tuple | None = None) -> np.ndarray:
+    """`ab`: the flags, the particles' scratch, room for the choices and ranks (its place in ab[12]), the start
+    state's words (its place in ab[15]; as int64, bit for bit), the ban table."""
     row = _FLAGS + chain
     if choices:
         row[12] = len(row)
         row += [0] * (2 * choices)
+    if start is not None:
+        row[15] = len(row)
+        row += [int(w) - (1 << 64) if w >= 1 << 63 else int(w) for w in start]
     if ban_width:
         row += _ban_table(ban_width)
     return np.array(row, np.int64)
@@ -602,7 +608,7 @@ def _ban_table(width: int) -> list[int]:
     return [width, BAN_SLOTS, 0] + [-1] * (BAN_SLOTS * width)
 
 
-_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1, 0, 0, -1, 0]  # ab[0:QUEUE], as the docstring above says
+_FLAGS = [0, 0, 0, 1, 0, 0, -2, 0, 0, -1, 0, 0, -1, 0, 0, -1]  # ab[0:QUEUE], as the docstring above says
 assert len(_FLAGS) == QUEUE
 
 

@@ -20,6 +20,7 @@ MAX_LOOP = 1_000_000
 MAX_FLIGHT = 1_000_000  # particle moves in one chain reaction
 MAX_SETUP_ROUNDS = 10_000_000  # loop rounds of a level's set-up (legend, `init`) in all, or 16 a cell if more
 SAFE = ("safe",)  # the key a `safe` statement sets in a move's values (no name of the rules is a tuple)
+REDUNDANT = ("redundant",)  # the same for `redundant`
 COMMUTES = ("commutes",)  # the same for `commutes`
 PERSISTS = ("persists",)  # the same for `persists`
 CHOOSES = ("chooses",)  # the value a `chooses` statement names
@@ -863,6 +864,12 @@ class Compiler:
             f.v[SAFE] = True
 
         return safe
+
+    def s_Redundant(self, s):
+        def redundant(f):
+            f.v[REDUNDANT] = True
+
+        return redundant
 
     def s_Commutes(self, s):
         def commutes(f):

@@ -8,7 +8,7 @@ import re
 from .. import ir
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance, PerRules
-from .evaluator import BANNED, CHOOSES, COMMUTES, PERSISTS, RANKS, SAFE, Abort, Board, Compiler, Frame
+from .evaluator import BANNED, CHOOSES, COMMUTES, PERSISTS, RANKS, REDUNDANT, SAFE, Abort, Board, Compiler, Frame
 
 MAX_MOVES = 1_000_000  # action instances per level
 
@@ -220,7 +220,8 @@ class ReferenceSystem:
 
     def successors(self, state, only=None, every=False):
         """The moves a search follows: every legal move (or only those of the move instances numbered in
-        `only`), or only the first safe move (one that ran `safe`) when there is one — unless `every`."""
+        `only`), or only the first safe move (one that ran `safe`) when there is one, and no move that ran
+        `redundant` but in the initial state (where a search starts) — unless `every`."""
         return self._successors(state, only, every, None)
 
     def path_successors(self, state, after: int):
@@ -261,6 +262,8 @@ class ReferenceSystem:
                 continue
             if k < 0:
                 raise RuleRuntimeError(f"move `{text}` has a negative cost ({k})", span)
+            if v.get(REDUNDANT) and not every and state != self.inst.initial:
+                continue  # (the rules promise a cheapest solution does without it, but at the search's start)
             if text in seen:
                 raise RuleRuntimeError(f"two legal moves are both written `{text}`", span,
                                        "give the actions notations that tell them apart")

@@ -36,7 +36,7 @@ class _Blocks(Indenter):
 
 # Words of statements and expressions; they cannot name anything.
 RESERVED = frozenset("and or not in at where let if elif else for while require return true false none pass safe "
-                     "commutes persists chooses ranks emit cost when static admissible dominates".split())
+                     "redundant commutes persists chooses ranks emit cost when static admissible dominates".split())
 
 
 class _ReservedWord(Exception):
@@ -397,6 +397,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def safe_(self, meta, items):
         return A.Safe(self._s(meta))
+
+    @v_args(meta=True)
+    def redundant_(self, meta, items):
+        return A.Redundant(self._s(meta))
 
     @v_args(meta=True)
     def commutes_(self, meta, items):

@@ -1,0 +1,129 @@
+"""`redundant`: a search leaves a marked move out, except in the state it starts from; listing and replaying
+moves still see it; both backends agree; Flood-It's move order (Puchert's) keeps every optimum."""
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings, strategies as st
+
+from helpers import ROOT, EveryMove, instance_from_rules, native_agrees, system
+from solvers import solve
+from solvers.perft import layer_counts
+
+# Lamps that only go on: any order of presses does, so a search presses each row's lamps left to right.
+LAMPS = """game lamps "Lamps"
+
+layer lit: bool
+
+action press(p: cell) "{p}":
+    require not lit[p]
+    lit[p] = true
+    if p.col > 0 and not lit[(p.row, p.col - 1)]:
+        redundant
+
+goal: empty(cells where not lit)
+
+level grid:
+    '.': lit = false
+    '*': lit = true
+"""
+PLAIN_LAMPS = LAMPS.replace("        redundant\n", "        pass\n")
+FLOODIT = (ROOT / "rulesets" / "floodit" / "floodit.grl").read_text()
+PLAIN_FLOODIT = FLOODIT.replace("            redundant  # (see below)\n", "            pass\n")
+
+
+def texts(successors) -> list[str]:
+    return [m for m, *_ in successors]
+
+
+def test_a_search_leaves_redundant_moves_out_but_where_it_starts():
+    inst = instance_from_rules(LAMPS, "...\n...\n")
+    for backend in ("reference", "compiled"):
+        s = system(inst, backend)
+        start = inst.initial
+        assert texts(s.successors(start)) == ["1,1", "1,2", "1,3", "2,1", "2,2", "2,3"]  # (where it starts)
+        after = s.step(start, "1,2")[0]  # (the same as after 1,1 1,2, or 1,2 1,1)
+        assert texts(s.successors(after)) == ["1,1", "1,3", "2,1"]
+        assert s.legal_moves(after) == ["1,1", "1,3", "2,1", "2,2", "2,3"]  # a player may still make any
+        assert s.step(after, "2,3") is not None  # and replaying takes it
+        assert texts(s.successors(after, every=True)) == s.legal_moves(after)
+
+
+def test_searches_on_both_backends_find_the_optimum_with_fewer_states():
+    inst = instance_from_rules(LAMPS, "....\n.*..\n")
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    native_agrees(inst, nat, ref)
+    plain = system(instance_from_rules(PLAIN_LAMPS, "....\n.*..\n"), "reference")
+    for algorithm in ("bfs", "astar", "iddfs", "idastar"):
+        pruned, every = solve(ref, algorithm), solve(plain, algorithm)
+        assert pruned.cost == every.cost == 7 and pruned.optimal
+        assert pruned.stats.generated < every.stats.generated
+    # seven lamps pressed in any order light 2^7 sets of lamps; a search meets those of the model below
+    assert layer_counts(EveryMove(ref), 7) == [1, 7, 21, 35, 35, 21, 7, 1]
+    assert layer_counts(ref, 7) == model_layers(["....", ".*.."], 7)
+
+
+def model_layers(rows, depth):
+    """The lamps' BFS layers with the rule written directly: after the first press, a lamp is pressed only
+    when it is in the first column or its left neighbour is lit."""
+    lit = frozenset((r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == "*")
+    cells = {(r, c) for r, row in enumerate(rows) for c in range(len(row))}
+    seen, layer, counts = {lit}, [lit], [1]
+    for step in range(depth):
+        nxt = []
+        for on in layer:
+            for r, c in sorted(cells - on):
+                if step == 0 or c == 0 or (r, c - 1) in on:
+                    child = on | {(r, c)}
+                    if child not in seen:
+                        seen.add(child)
+                        nxt.append(child)
+        counts.append(len(nxt))
+        layer = nxt
+    return counts
+
+
+lamp_rows = st.integers(1, 3).flatmap(lambda w: st.lists(st.text(".*", min_size=w, max_size=w),
+                                                          min_size=1, max_size=3))
+
+
+@settings(max_examples=30, deadline=None)
+@given(lamp_rows, st.integers(0, 10**6))
+def test_both_backends_leave_out_the_same_moves(rows, seed):
+    inst = instance_from_rules(LAMPS, "\n".join(rows) + "\n")
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    rng, state = random.Random(seed), inst.initial
+    while True:
+        searched = ref.successors(state)
+        assert sorted(searched) == sorted(nat.successors(state))
+        assert ref.legal_moves(state) == nat.legal_moves(state)
+        if not searched:
+            break
+        state = rng.choice(searched)[1]
+    assert solve(ref, "bfs").cost == sum(row.count(".") for row in rows) == nat.search("astar").cost
+
+
+floodit_boards = st.integers(2, 5).flatmap(lambda n: st.integers(3, 5).flatmap(lambda k: st.tuples(
+    st.just(k), st.lists(st.lists(st.integers(0, k - 1), min_size=n, max_size=n), min_size=n, max_size=n))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(floodit_boards, st.integers(0, 10**6))
+def test_floodits_move_order_keeps_the_optimum(case, seed):
+    """Puchert's rule (rulesets/floodit/floodit.grl) against the same rules without `redundant`: every search
+    finds the same optimum, from the level's start and with the pivot anywhere."""
+    k, board = case
+    n = len(board)
+    level = "\n".join("".join(map(str, row)) for row in board) + "\n"
+    params = {"colours": k}
+    if seed % 2:
+        params["pivot"] = (seed % n, (seed // n) % n)
+    inst = instance_from_rules(FLOODIT, level, params, "grid")
+    plain = system(instance_from_rules(PLAIN_FLOODIT, level, params, "grid"), "reference")
+    optimum = solve(plain, "bfs").cost
+    ref = system(inst, "reference")
+    for algorithm in ("bfs", "astar", "idastar"):
+        assert solve(ref, algorithm).cost == optimum
+    nat = system(inst, "compiled")
+    assert nat.search("astar").cost == nat.search("bfs").cost == optimum
+    assert sum(layer_counts(ref, 3)) <= sum(layer_counts(plain, 3))
