@@ -279,8 +279,8 @@ class While(Node):
     span: Span | None = SPAN
 
 
-Stmt = (Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Redundant | Commutes | Persists | Chooses | Ranks
-        | Emit | If | For | While)
+Stmt = (Let | Assign | AugAssign | Require | Return | CallStmt | Pass | Safe | Redundant | Commutes | Persists | Chooses
+        | Ranks | Emit | If | For | While)
 
 
 # ---- declarations ------------------------------------------------------------------------------

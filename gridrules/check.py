@@ -698,7 +698,7 @@ class Checker:
         if isinstance(s, A.Pass):
             return []
         mark = MARKS.get(type(s))
-        if mark is not None:  # safe, redundant, commutes, persists, chooses, ranks: what a move promises or tells the searches
+        if mark is not None:  # safe, redundant, commutes, ...: what a move promises or tells the searches
             word, node, hint = mark
             if sc.kind != "action":
                 self.error(f"`{word}` marks a move, so it belongs in an action", s, hint)

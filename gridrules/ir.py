@@ -220,6 +220,51 @@ def stored(node) -> set[str]:
     return names
 
 
+def without_hints(proc: "Procedure") -> "Procedure":
+    """An action as a player's move runs it: without the statements that only tell the searches something
+    (`safe`, `redundant`, `commutes`, `persists`, `chooses`, `ranks`), the `if`s left with nothing to do but
+    test, and the `let`s nothing reads any more (Flood-It's test for a redundant move was most of a replay's
+    work). What goes calls no def (which might reject or change the move); `proc` itself when nothing goes."""
+    hints = (Safe, Redundant, Commutes, Persists, Chooses, Ranks)
+
+    def pure(e) -> bool:
+        return not contains(e, lambda x: isinstance(x, CallDef))
+
+    def strip(body: tuple, read: set[int]) -> tuple:
+        out = []
+        for s in body:
+            if isinstance(s, hints):
+                continue
+            if isinstance(s, If):
+                branches = tuple((cond, strip(b, read)) for cond, b in s.branches)
+                orelse = strip(s.orelse, read)
+                if not orelse and not any(b for _, b in branches) and all(pure(c) for c, _ in branches):
+                    continue
+                s = dataclasses.replace(s, branches=branches, orelse=orelse)
+            elif isinstance(s, For):
+                s = dataclasses.replace(s, body=strip(s.body, read))
+            elif isinstance(s, SetLocal) and s.slot not in read and pure(s.value):
+                continue
+            out.append(s)
+        return tuple(out)
+
+    body = proc.body
+    while True:  # (a let dropped may leave another unread)
+        read = {x.slot for x in _all(body) if isinstance(x, Local)}
+        stripped = strip(body, read)
+        if stripped == body:
+            break
+        body = stripped
+    return proc if body == proc.body else dataclasses.replace(proc, body=body)
+
+
+def _all(node):
+    """Every part of an IR node (or a tuple of them), itself included."""
+    found: list = []
+    contains(node, lambda x: found.append(x) and False)
+    return found
+
+
 @functools.cache
 def _parts(cls) -> tuple[str, ...]:
     """The fields of an IR class that hold its parts (not its span, nor a type's name); none for other values.

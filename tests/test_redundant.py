@@ -127,3 +127,48 @@ def test_floodits_move_order_keeps_the_optimum(case, seed):
     nat = system(inst, "compiled")
     assert nat.search("astar").cost == nat.search("bfs").cost == optimum
     assert sum(layer_counts(ref, 3)) <= sum(layer_counts(plain, 3))
+
+
+# A move whose hints read a def that may reject it, and a let the move itself reads after the hint's test.
+HINTED = """game hinted "Hinted"
+
+layer lit: bool
+
+def dark_left(p: cell):
+    require p.col > 0
+    return not lit[(p.row, p.col - 1)]
+
+action press(p: cell) "{p}":
+    require not lit[p]
+    let row = cells where here.row == p.row
+    let unlit = count(row where not lit)
+    if unlit > 1:
+        commutes
+    if dark_left(p):
+        redundant
+    lit[p] = unlit > 0
+
+goal: empty(cells where not lit)
+
+level grid:
+    '.': lit = false
+"""
+
+
+def test_listing_runs_a_move_without_what_only_its_hints_read():
+    from gridrules import api, ir
+
+    flood = api.load_rules("floodit").actions[0].proc
+    plain = ir.without_hints(flood)
+    assert not ir.contains(plain.body, lambda x: isinstance(x, ir.Redundant))
+    assert ir.count(plain.body, lambda x: isinstance(x, ir.If)) == 0  # (its test and the lets it read are gone)
+    assert ir.without_hints(plain) is plain
+    game = instance_from_rules(HINTED, "..\n..\n").game
+    press = ir.without_hints(game.actions[0].proc)
+    kinds = [type(s).__name__ for s in press.body]
+    # the `if` that calls a def stays (the def may reject the move); the let the move reads stays
+    assert kinds == ["Require", "SetLocal", "SetLocal", "If", "SetLayer"]
+    assert not ir.contains(press.body, lambda x: isinstance(x, (ir.Commutes, ir.Redundant)))
+    inst = instance_from_rules(HINTED, "..\n..\n")
+    for backend in ("reference", "compiled"):  # a press in the first column is rejected by dark_left's require
+        assert system(inst, backend).legal_moves(inst.initial) == ["1,2", "2,2"]

@@ -2146,6 +2146,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("for w in range(s.shape[0]):")
         o("    if s[w] != np.uint64(ab[ab[15] + w]):")
         o("        at_start = False")
+        o("        break")
         o("if not at_start:")
         o("    continue")
         o.dedent()

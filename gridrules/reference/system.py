@@ -159,6 +159,10 @@ class _Rules:
         game = inst.game
         self.compiler = c = interpreter(inst)
         self.procs = tuple(c.procedure(a.proc) for a in game.actions)
+        # (listing and replaying moves run them without what only the searches read: ir.without_hints)
+        plain = tuple(ir.without_hints(a.proc) for a in game.actions)
+        self.plain_procs = tuple(p if q is a.proc else c.procedure(q)
+                                 for p, q, a in zip(self.procs, plain, game.actions))
         self.costs = tuple(c.expr(a.cost) for a in game.actions)
         self.instances = tuple(action_instances(inst, c)) if instances else None
         self.goals = tuple(c.expr(g) for g in game.goals)
@@ -186,9 +190,11 @@ class ReferenceSystem:
         self.compiler = rules.compiler
         self.moves = []  # (text, action proc, args, cost fn, locals, span)
         self._actions = []  # each move's action index
+        self._plain = []  # each move's action proc as listing runs it (without hints)
         for text, ai, args in (rules.instances if moves is None else moves):
             action = game.actions[ai]
             self._actions.append(ai)
+            self._plain.append(rules.plain_procs[ai])
             self.moves.append((text, rules.procs[ai], args, rules.costs[ai], action.proc.nlocals, action.span))
         self.goals, self.fails, self._deadlocks = rules.goals, rules.fails, rules.deadlocks
         self.deadlocks = bool(self._deadlocks)  # (a DeadlockSystem: searches skip states where is_dead holds)
@@ -242,9 +248,12 @@ class ReferenceSystem:
         seen = set()  # a move's text must name one move: replays depend on it
         out = []
         choices, ranks = [], []  # per move listed, the value it ran `chooses` with (else None), its rank
+        plain = self._plain
         for i, (text, proc, args, cost, nlocals, span) in enumerate(self.moves):
             if only is not None and i not in only:
                 continue
+            if every:
+                proc = plain[i]
             v = dict(base)
             for name in dynamic:
                 x = v[name]
