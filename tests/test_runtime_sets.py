@@ -167,8 +167,8 @@ def test_group_matches_python(board, data):
     nl, nr, full = masks(rows, cols)
     right, down = np.full_like(full, 5), np.full_like(full, 9)  # (stale contents must not matter)
     rt.same_masks_into(np.array(values, np.int64), right, down, rows * cols, cols)
-    out, scratch = np.full_like(full, 3), np.zeros_like(full)
-    got = rt.group_into(pack(seeds, rows, cols), right, down, out, scratch, cols, len(out), full)
+    out = np.full_like(full, 3)  # (nor what `out` held)
+    got = rt.group_into(pack(seeds, rows, cols), right, down, out, cols, len(out), full)
     reached, todo = set(seeds), list(seeds)
     while todo:
         r, c = todo.pop()

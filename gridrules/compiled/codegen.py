@@ -1064,7 +1064,7 @@ class Lowering:
             self._end_cells(o, ctx)
             right, down = self.row(), self.row()
             o(f"rt.same_masks_into({vals}, {right}, {down}, N, COLS)")
-        return self._snap(f"rt.group_into({s0}, {right}, {down}, {self.row()}, {self.row()}, COLS, K, FULL)", o)
+        return self._snap(f"rt.group_into({s0}, {right}, {down}, {self.row()}, COLS, K, FULL)", o)
 
     def same_masks(self, layer: str, o: Out) -> tuple[str, str]:
         """The rows of a layer's equal edges (rt.same_masks_into), memoized per function call like the value
