@@ -570,7 +570,7 @@ def test_errors_of_the_checker_point_into_the_yaml_file():
     with pytest.raises(GridrulesError) as info:
         compile_rules(bad, "floodit.yaml")
     assert info.value.render().startswith(
-        "floodit.yaml:113:20: unknown name `pivto`\n        now = colour[pivto]\n"
+        "floodit.yaml:112:20: unknown name `pivto`\n        now = colour[pivto]\n"
         "                     ^^^^^\n  hint: did you mean `pivot`?")
 
 
