@@ -233,7 +233,7 @@ def without_hints(proc: "Procedure") -> "Procedure":
     def strip(body: tuple, read: set[int]) -> tuple:
         out = []
         for s in body:
-            if isinstance(s, hints):
+            if isinstance(s, hints) and pure(s):  # (`chooses f(a)` keeps its call of f, which may reject the move)
                 continue
             if isinstance(s, If):
                 branches = tuple((cond, strip(b, read)) for cond, b in s.branches)

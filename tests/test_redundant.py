@@ -172,3 +172,15 @@ def test_listing_runs_a_move_without_what_only_its_hints_read():
     inst = instance_from_rules(HINTED, "..\n..\n")
     for backend in ("reference", "compiled"):  # a press in the first column is rejected by dark_left's require
         assert system(inst, backend).legal_moves(inst.initial) == ["1,2", "2,2"]
+
+
+def test_a_hint_that_calls_a_def_stays_when_moves_are_listed():
+    from gridrules import ir
+
+    rules = HINTED.replace("    if unlit > 1:\n        commutes\n", "    chooses row_of(p)\n").replace(
+        "action press", "def row_of(p: cell):\n    require p.row > 0\n    return p.row\n\naction press")
+    inst = instance_from_rules(rules, "..\n..\n")
+    press = ir.without_hints(inst.game.actions[-1].proc)
+    assert ir.contains(press.body, lambda x: isinstance(x, ir.Chooses))  # (row_of may reject the move)
+    for backend in ("reference", "compiled"):  # row_of rejects the first row, dark_left the first column
+        assert system(inst, backend).legal_moves(inst.initial) == ["2,2"]
