@@ -92,6 +92,9 @@ def bloxorz_maps(draw, heights, widths):
     h, w = draw(heights), draw(widths)
     kinds = st.sampled_from("++++++--  AaabBT")
     rows = [[draw(kinds) for _ in range(w)] for _ in range(h)]
+    for row in (rows[0], rows[-1]):  # (the reader drops blank lines around a map: its rows count from the first
+        if row == [" "] * w:         # line that is not blank, so a map's first and last lines are never all void)
+            row[0] = "+"
     cells = [(r, c) for r in range(h) for c in range(w)]
     ys, zs = draw(st.lists(st.sampled_from(cells), min_size=2, max_size=2, unique=True))
     rows[ys[0]][ys[1]] = "Y"

@@ -46,6 +46,15 @@ def test_counting_swaps_is_a_parameter():
     assert sol.cost >= 28 and sol.cost == len(sol.moves)
 
 
+def test_blank_lines_around_the_map_are_not_rows():
+    """A line of blanks before or after the map is a blank line (trailing blanks do not count), so the map's
+    rows, and the coordinates of teleports, count from its first line that is not blank."""
+    plain = instance("bloxorz", "+Y+\n+T+\n+++\n+Z+\n---\nteleport T: 4,1 4,3\n")
+    padded = instance("bloxorz", "   \n\n+Y+\n+T+\n+++\n+Z+\n   \n---\nteleport T: 4,1 4,3\n")
+    assert (padded.rows, padded.cols) == (plain.rows, plain.cols) == (4, 3)
+    assert padded.initial == plain.initial and dict(padded.statics) == dict(plain.statics)
+
+
 def test_the_two_formats_give_the_same_instance():
     (a,) = load("bloxorz", str(LEVELS / "level16.txt"))
     (b,) = load("bloxorz", str(LEVELS / "level16-own.txt"))
