@@ -20,10 +20,10 @@ def read_text(path: str | Path, what: str) -> str:
     """A user's file as text; a clear UsageError for missing, unreadable or binary files."""
     p = Path(path)
     try:
-        exists, is_dir = p.exists(), p.is_dir()
+        found, is_dir = p.exists(), p.is_dir()
     except OSError as err:  # (Path.exists raises for ENAMETOOLONG, EACCES, ...: only a missing file is False)
         raise UsageError(f"cannot read {what} `{path}`: {err.strerror or err}") from None
-    if not exists:
+    if not found:
         raise UsageError(f"{what} `{path}` does not exist")
     if is_dir:
         raise UsageError(f"{what} `{path}` is a directory, not a file")
@@ -132,20 +132,20 @@ def _code_stamp() -> str:
     return ";".join([f"gridrules {__version__}", sys.version, *(f"{n} {s.st_size} {s.st_mtime_ns}" for n, s in stats)])
 
 
-def _exists(p: Path) -> bool:
-    """Path.exists, False also where the system refuses to look the name up (a name too long, say): read_text
-    then says why."""
+def exists(p: Path, refused: bool = False) -> bool:
+    """Path.exists, or `refused` where the system refuses to look the name up (a name too long, say: read_text
+    then says why)."""
     try:
         return p.exists()
     except OSError:
-        return False
+        return refused
 
 
 def resolve_ruleset(name_or_path: str) -> Path:
     from rulesets import bundled
 
     p = Path(name_or_path)
-    if p.suffix in RULE_SUFFIXES or "/" in name_or_path or _exists(p):
+    if p.suffix in RULE_SUFFIXES or "/" in name_or_path or exists(p):
         return p
     found = bundled()
     if name_or_path in found:

@@ -264,11 +264,9 @@ class Loaded:
 
 def _resolve_level(level: str, rule_path: Path) -> str:
     """A level path as given; failing that, a sample level of the ruleset (`levels/NAME[.txt]`)."""
-    try:
-        given = Path(level).exists()
-    except OSError:  # (a name too long to look up: api.read_text reports it)
-        given = True
-    if given or os.sep in level or "/" in level:
+    from . import api
+
+    if api.exists(Path(level), refused=True) or os.sep in level or "/" in level:
         return level
     folder = rule_path.parent / "levels"
     for cand in (folder / level, folder / f"{level}.txt"):

@@ -63,24 +63,24 @@ def test_searches_on_both_backends_find_the_optimum_with_fewer_states():
     assert layer_counts(ref, 7) == model_layers(["....", ".*.."], 7)
 
 
+class LampModel:
+    """The lamps with the rule written directly, as a TransitionSystem over sets of lit lamps: a press after the
+    first one is made only when its lamp is in the first column or its left neighbour is lit."""
+
+    def __init__(self, rows):
+        self.start = frozenset((r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == "*")
+        self.cells = {(r, c) for r, row in enumerate(rows) for c in range(len(row))}
+
+    def initial(self):
+        return self.start
+
+    def successors(self, on):
+        return [(f"{r + 1},{c + 1}", on | {(r, c)}, 1) for r, c in sorted(self.cells - on)
+                if on == self.start or c == 0 or (r, c - 1) in on]
+
+
 def model_layers(rows, depth):
-    """The lamps' BFS layers with the rule written directly: after the first press, a lamp is pressed only
-    when it is in the first column or its left neighbour is lit."""
-    lit = frozenset((r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == "*")
-    cells = {(r, c) for r, row in enumerate(rows) for c in range(len(row))}
-    seen, layer, counts = {lit}, [lit], [1]
-    for step in range(depth):
-        nxt = []
-        for on in layer:
-            for r, c in sorted(cells - on):
-                if step == 0 or c == 0 or (r, c - 1) in on:
-                    child = on | {(r, c)}
-                    if child not in seen:
-                        seen.add(child)
-                        nxt.append(child)
-        counts.append(len(nxt))
-        layer = nxt
-    return counts
+    return layer_counts(LampModel(rows), depth)
 
 
 lamp_rows = st.integers(1, 3).flatmap(lambda w: st.lists(st.text(".*", min_size=w, max_size=w),

@@ -252,18 +252,19 @@ class CompiledSystem:
                 from numba.core.errors import NumbaError
 
                 try:
-                    self._mod = load_module(source)
-                except (SyntaxError, RecursionError) as err:  # (Python compiles the generated source)
-                    raise _too_deep(self.inst.game, err) from None
+                    self._mod = self._load(source)
                 except NumbaError as err:  # (the module allocates an array, or returns one it was not given)
                     note_refusal(module_file(self.source), err)
                     _LEAN[self.source] = self.jit_source = source = self.source
             if self._mod is None:
-                try:
-                    self._mod = load_module(source)
-                except (SyntaxError, RecursionError) as err:  # (Python compiles the generated source)
-                    raise _too_deep(self.inst.game, err) from None
+                self._mod = self._load(source)
         return self._mod
+
+    def _load(self, source: str):
+        try:
+            return load_module(source)
+        except (SyntaxError, RecursionError) as err:  # (Python compiles the generated source)
+            raise _too_deep(self.inst.game, err) from None
 
     def native_loop(self, name: str):
         """The native search loop `name` (loops.best_first or loops.deepening) with this game's entry points in

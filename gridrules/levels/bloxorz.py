@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..errors import LevelError, Source, Span
-from . import count_value  # (defined before levels/__init__ imports this module, at its end)
+from . import _COUNT, count_value  # (defined before levels/__init__ imports this module, at its end)
 
 SWITCHES = "ABCDEFGHIJKLMNOPQRS"
 SPLITS = "TUVWX"
@@ -185,7 +185,8 @@ def read_bloxorz(src: Source):
         if kind == "teleport":
             if letter not in SPLITS:
                 raise LevelError(f"a teleport is one of the letters {SPLITS}, not `{letter}`", span)
-            cells = re.fullmatch(r"\s*([0-9]{1,18})\s*,\s*([0-9]{1,18})\s+([0-9]{1,18})\s*,\s*([0-9]{1,18})\s*", rest)
+            at = f"({_COUNT.pattern})"  # (a coordinate, as count_value reads one)
+            cells = re.fullmatch(rf"\s*{at}\s*,\s*{at}\s+{at}\s*,\s*{at}\s*", rest)
             if not cells:
                 raise LevelError("a teleport line reads `teleport T: r1,c1 r2,c2` (1-based)", span)
             r1, c1, r2, c2 = (int(x) for x in cells.groups())
