@@ -1092,6 +1092,56 @@ def test_unequal_conditions_and_sums_are_read_by_the_word():
     assert source.count("rt.plane_mask(") >= 3 and "rt.plane_masks(" in source
 
 
+
+# `here.row == v` and `here.col == v` (either way round, `!=`, below and/or/not) are the board's rows and columns
+# as masks, whatever v is: a parameter, a local, a loop cell's or a move's cell's row, a row off the board.
+LINES = """\
+game lines "rows and columns"
+param band: int = 1
+layer v: 0..3
+
+action bump(c: cell) "{c}":
+    v[c] = (v[c] + 1) % 4
+    if v[c] == 0:
+        v[cells where here.row == c.row and v != 0 and here.col != c.col + 1] = 1
+
+action sweep(r: 0..5) "row {r}":
+    require any(cells where here.row == r and v == 3)
+    v[cells where r == here.row or here.col == r - 1] = 2
+
+goal: empty(cells where v != 0)
+
+heuristic crossing:
+    let left = cells where v != 0
+    let t = 0
+    for x in left:
+        t += count(left where here.row == x.row or here.col == x.col)
+        t += count(cells where here.col != x.col and not (here.row == band))
+    return t
+
+heuristic edges: count(cells where here.row == rows - 1 or here.col == -1 or cols == here.col or here.row == 7)
+
+level grid:
+    '0'..'3' : v = value
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 14), st.data(), st.integers(0, 10**6))
+def test_rows_and_columns_agree(rows, cols, data, seed):
+    walk_random_grid(LINES, "0123", data, rows, cols, seed, steps=8)
+
+
+def test_rows_and_columns_are_read_by_the_word():
+    """A condition on `here.row` or `here.col` reads a row of BM (system._work ends BM with the board's rows and
+    columns), not the cells one by one."""
+    sys_ = system(instance_from_rules(LINES, "0123\n3012\n"), "compiled")
+    for name in ("h_0", "h_1", "act_0", "act_1"):
+        body = sys_.source.split(f"def {name}(")[1].split("\n@njit")[0]
+        assert "BM.shape[0] - ROWS - COLS" in body and "rt.add(" not in body, name
+    bm = sys_.work[4]
+    assert [int(w) for w in bm[-6:, 0]] == [0b1111, 0b11110000, 0b10001, 0b100010, 0b1000100, 0b10001000]
+
 # `none` and bodies at none, and `fail` after the state is packed: both backends alike (a differential fuzzing
 # helper found each apart: the compiled backend kept a column beside a none row, so `none + d == none` was false;
 # it refused `.at` of a body at none; it tested `fail` before packing, so an off-board cell passed silently; the

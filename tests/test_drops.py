@@ -185,6 +185,43 @@ def test_sparse_optima_match_an_exhaustive_search(board, timing):
         assert (sol.status, sol.cost, sol.optimal) == ("solved", want, True)
 
 
+
+small_boards = st.integers(1, 3).flatmap(lambda h: st.integers(1, 4).flatmap(
+    lambda w: st.lists(st.lists(st.integers(0, 4), min_size=w, max_size=w), min_size=h, max_size=h)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(small_boards, sparse_boards()), st.sampled_from(["half", "unit"]), st.integers(0, 10**6))
+def test_the_lines_bound_never_overestimates(board, timing, seed):
+    """`lines` (the default heuristic) is at most the independent simulator's optimum at every state of a random
+    walk, and never below `first_burst`, which it says it dominates; where empty cells may be clicked it is
+    `first_burst`."""
+    rng = random.Random(seed)
+    inst = make(text(board), timing=timing)
+    lines, first = system(inst, "compiled"), system(inst, "reference", "first_burst")
+    clicking = system(make(text(board), timing=timing, any_cell=True), "compiled")
+    state = inst.initial
+    for _ in range(4):
+        b = drops_of(inst, state)
+        h = lines.heuristic(state)
+        want = clicks_needed(b, timing, limit=6)
+        assert h <= (want if want is not None else 99) and h >= first.heuristic(state), b
+        assert clicking.heuristic(state) == first.heuristic(state)
+        moves = lines.successors(state)
+        if not moves:
+            break
+        state = rng.choice(moves)[1]
+
+
+def test_the_lines_bound_counts_each_drops_own_clicks():
+    """A lone 1 needs 4 clicks and the bound sees all of them; `3 2 4` in a row: the 4 bursts first (1 click),
+    the 2 can get at most two droplets (1 click of its own), the 3 none more than the two it may get: 2 in all,
+    the optimum being 3."""
+    for level, h in (("0 0 0\n0 1 0\n", 4), ("3 2 4\n", 2), ("1 0\n0 1\n", 8), ("0\n", 0)):
+        inst = make(level)
+        assert system(inst, "compiled").heuristic(inst.initial) == h == system(inst, "reference").heuristic(
+            inst.initial), level
+
 @settings(max_examples=20)
 @given(boards, st.sampled_from(["half", "unit"]), st.booleans(), st.integers(0, 10**6))
 def test_backends_agree_on_drops(board, timing, any_cell, seed):

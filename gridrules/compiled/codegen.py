@@ -156,7 +156,8 @@ def _word_tree(e) -> bool:
 
 def _mask_condition(pred, inner: bool = False) -> bool:
     """Whether a cell condition holds on a set of cells worked out once: `layer == v` (a value mask), `layer !=
-    v` (its complement), `here in T`, or (`inner`: below an and, or, not) `and`, `or` and `not` of such
+    v` (its complement), `here in T`, `here.row == v` or `here.col == v` (a row or column of the board), or
+    (`inner`: below an and, or, not) `and`, `or` and `not` of such
     conditions. The reference reads the operands of an `and` or `or` only where needed, so below them only
     operands that cannot fault are taken: values that are literals, parameters, locals or globals, and sets T
     that are locals."""
@@ -169,6 +170,8 @@ def _mask_condition(pred, inner: bool = False) -> bool:
     fast = Lowering._layer_equality(pred)
     if fast is not None:
         return not inner or isinstance(fast[1], (ir.Const, ir.ParamRef, ir.BoardSize, ir.Local, ir.GlobalRef))
+    if _line(pred) is not None:  # (its value cannot fault: _here_free)
+        return True
     t = _membership(pred)
     return t is not None and (not inner or isinstance(t, ir.Local))
 
@@ -367,12 +370,25 @@ def _here_free(e) -> bool:
         return True
     if isinstance(e, ir.LayerAt):
         return isinstance(e.cell, ir.Local) and e.cell.slot in _ON_BOARD
+    if isinstance(e, ir.FieldOf) and e.base.ty == ir.CELL:  # (`x.row`: only `none` has none)
+        return isinstance(e.base, ir.Local) and e.base.slot in _ON_BOARD
     if isinstance(e, ir.BinOp) and (e.op in ("+", "-", "*") and e.ty == ir.INT or e.op in ("|", "&", "-")
                                     and e.ty == ir.SET):
         return _here_free(e.left) and _here_free(e.right)
     if isinstance(e, ir.Unary) and e.op == "neg":
         return _here_free(e.operand)
     return False
+
+
+def _line(pred) -> tuple[str, ir.Expr] | None:
+    """(`row` or `col`, value) when a cell condition reads `here.row == value` (or `.col`, either way round) with
+    a value that does not depend on the cell: the cells of one row or column of the board."""
+    if not (isinstance(pred, ir.BinOp) and pred.op == "=="):
+        return None
+    for a, b in ((pred.left, pred.right), (pred.right, pred.left)):
+        if isinstance(a, ir.FieldOf) and isinstance(a.base, ir.Here) and _here_free(b):
+            return a.field, b
+    return None
 
 
 def _membership(pred) -> ir.Expr | None:
@@ -416,6 +432,7 @@ class Lowering:
         # set reads a copy (_open_set_loop), and a set a def returns is copied by its caller (x_CallDef). Defs
         # never recurse, so a function's rows are never in use twice at once.
         self.set_rows = 0
+        self.lines = False  # whether code reads BM's rows of the board's rows and columns (_condition_word)
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         self.forgotten: set[str] = set()  # ... and those it forgets (prologue)
         # the packed state the function being lowered reads (a heuristic's `s`), whose bit planes give a dynamic
@@ -743,6 +760,18 @@ class Lowering:
             return f"~{self._condition_word(pred.operand, o, ctx, w)}"
         if isinstance(pred, ir.BinOp) and pred.op == "!=":
             return f"~{self._condition_word(_equal(pred), o, ctx, w)}"
+        line = _line(pred)
+        if line is not None:  # (BM ends with a row of each of the board's rows, then columns: system._work)
+            self.lines = True
+            axis, value = line
+            j, out = self.t("j"), self.t("s")
+            size, first = ("ROWS", "BM.shape[0] - ROWS - COLS") if axis == "row" else ("COLS", "BM.shape[0] - COLS")
+            o(f"{j} = {self.ex(value, o, ctx)}")
+            o(f"if 0 <= {j} < {size}:")
+            o(f"    {out} = BM[{first} + {j}]")
+            o("else:")
+            o(f"    {out} = rt.empty_into({self.row()})")
+            return f"{out}[{w}]"
         return self._word(_membership(pred), o, ctx, w)
 
     def _reduce(self, e, o: Out, ctx, kind: str) -> str | None:
@@ -1410,18 +1439,20 @@ class Lowering:
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
             i, close = self._open_set_loop(it, o, ctx)
-            if _indexes_only(s.slot, s.body):  # (no row and column, two divisions, to index layers again)
-                self.cell_at[s.slot] = i
-                fresh = s.slot not in _ON_BOARD
+            indexes = _indexes_only(s.slot, s.body)
+            fresh = s.slot not in _ON_BOARD and not _binds(s.body, s.slot)
+            if fresh:  # (a cell of a set is on the board)
                 _ON_BOARD.add(s.slot)
+            if indexes:  # (no row and column, two divisions, to index layers again)
+                self.cell_at[s.slot] = i
                 self.block(s.body, o, ctx)
-                if fresh:
-                    _ON_BOARD.discard(s.slot)
                 del self.cell_at[s.slot]
             else:
                 o(f"{var[0]} = {i} // COLS")
                 o(f"{var[1]} = {i} % COLS")
                 self.block(s.body, o, ctx)
+            if fresh:
+                _ON_BOARD.discard(s.slot)
             close()
             return
         o.indent()

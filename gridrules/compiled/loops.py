@@ -23,6 +23,7 @@ from . import about_to_compile, cache_dir, import_numba, numba_index
 import_numba()
 from numba import njit, types  # noqa: E402
 from .runtime import ban, borrow, clear_bans, is_banned, prefetch, unban
+from .search import HEAP
 from solvers import _deepening as py_deepening
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
@@ -165,59 +166,79 @@ def _probe(K, T, i, words, h):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(cache=True)
-def _before(HF, HG, HI, HK, x, y):
-    """Whether heap entry x comes out before entry y: the lower f, then the deeper (greater g), then the lower
-    key, a hash of the state (solvers.astar.tie_key: the Python A* orders alike)."""
-    if HF[x] != HF[y]:
-        return HF[x] < HF[y]
-    if HG[x] != HG[y]:
-        return HG[x] > HG[y]
-    return np.uint64(HK[x]) < np.uint64(HK[y])
+# The frontier is one int64 array H of rows (f, g, row, tie key): an entry's fields share a cache line, where four
+# arrays made a heap's every comparison up to four cache misses (Drops' A*, ~4 M states waiting: 15 % of its time
+# in pop). A heap is 4-ary, half as deep as a binary one, and its position p is row p + HEAP (the root row 3:
+# search.HEAP): the four children of p, rows 4p + 4 .. 4p + 7, then fill two whole cache lines (H is 64-byte
+# aligned: search._frontier).
+
+
+@njit(cache=True, inline="always")
+def _comes_first(f, g, key, f2, g2, key2):
+    """Whether an entry (f, g, key) comes out before (f2, g2, key2): the lower f, then the deeper (greater g),
+    then the lower key, a hash of the state (solvers.astar.tie_key: the Python A* orders alike)."""
+    if f != f2:
+        return f < f2
+    if g != g2:
+        return g > g2
+    return np.uint64(key) < np.uint64(key2)
+
+
+@njit(cache=True, inline="always")
+def _less(f, g, key, H, r):
+    """Whether an entry (f, g, key) comes out before row r of H."""
+    return _comes_first(f, g, key, H[r, 0], H[r, 1], H[r, 3])
+
+
+@njit(cache=True, inline="always")
+def _set(H, r, f, g, i, key):
+    H[r, 0], H[r, 1], H[r, 2], H[r, 3] = f, g, i, key
+
+
+@njit(cache=True, inline="always")
+def _move(H, to, r):
+    H[to, 0], H[to, 1], H[to, 2], H[to, 3] = H[r, 0], H[r, 1], H[r, 2], H[r, 3]
 
 
 @njit(cache=True)
-def _push(HF, HG, HI, HK, meta, f, g, i, key):
-    n = meta[1]
-    HF[n], HG[n], HI[n], HK[n] = f, g, i, key
-    meta[1] = n + 1
-    while n > 0:
-        p = (n - 1) >> 1
-        if not _before(HF, HG, HI, HK, n, p):
+def _push(H, meta, f, g, i, key):
+    p = meta[1]
+    meta[1] = p + 1
+    while p > 0:  # (the parents that come out after it move down a place; it goes in the hole left)
+        q = (p - 1) >> 2
+        if not _less(f, g, key, H, q + HEAP):
             break
-        HF[p], HF[n] = HF[n], HF[p]
-        HG[p], HG[n] = HG[n], HG[p]
-        HI[p], HI[n] = HI[n], HI[p]
-        HK[p], HK[n] = HK[n], HK[p]
-        n = p
+        _move(H, p + HEAP, q + HEAP)
+        p = q
+    _set(H, p + HEAP, f, g, i, key)
 
 
 @njit(cache=True)
-def _sift_down(HF, HG, HI, HK, k, n):
+def _sift_down(H, p, n, f, g, i, key):
+    """Put the entry (f, g, i, key) at heap position p, or below it, of a heap of n entries."""
     while True:
-        a = 2 * k + 1
-        if a >= n:
-            return
-        b = a + 1
-        c = a
-        if b < n and _before(HF, HG, HI, HK, b, a):
-            c = b
-        if not _before(HF, HG, HI, HK, c, k):
-            return
-        HF[k], HF[c] = HF[c], HF[k]
-        HG[k], HG[c] = HG[c], HG[k]
-        HI[k], HI[c] = HI[c], HI[k]
-        HK[k], HK[c] = HK[c], HK[k]
-        k = c
+        c = 4 * p + 1
+        if c >= n:
+            break
+        best = c + HEAP
+        for r in range(c + 1 + HEAP, min(c + 4, n) + HEAP):
+            if _less(H[r, 0], H[r, 1], H[r, 3], H, best):
+                best = r
+        if not _comes_first(H[best, 0], H[best, 1], H[best, 3], f, g, key):
+            break
+        _move(H, p + HEAP, best)
+        p = best - HEAP
+    _set(H, p + HEAP, f, g, i, key)
 
 
 @njit(cache=True)
-def _pop(HF, HG, HI, HK, meta):
+def _pop(H, meta):
     n = meta[1] - 1
-    top_g, top_i = HG[0], HI[0]
-    HF[0], HG[0], HI[0], HK[0] = HF[n], HG[n], HI[n], HK[n]
+    top_g, top_i = H[HEAP, 1], H[HEAP, 2]
     meta[1] = n
-    _sift_down(HF, HG, HI, HK, 0, n)
+    if n > 0:
+        last = n + HEAP
+        _sift_down(H, 0, n, H[last, 0], H[last, 1], H[last, 2], H[last, 3])
     return top_g, top_i
 
 
@@ -225,83 +246,87 @@ def _pop(HF, HG, HI, HK, meta):
 # than a heap (as solvers/bfs.py's _Frontier): a 1-cost child at the back, a 0-cost one at the front, so that
 # unit costs give plain breadth-first search in O(1) a state (by g, then first made first) and 0/1 costs 0-1
 # BFS. The first other cost turns it into a heap for good. meta[1] counts the entries either way;
-# meta[8] is the ring's first slot, meta[9] 1 while the frontier is a ring, meta[12] the ring's length (a power
-# of two, doubled in place when full: the ring touches memory for the frontier, not for every state queued).
+# meta[8] is the frontier's first row (the ring's first slot; HEAP once a heap), meta[9] 1 while the frontier
+# is a ring, meta[12] the ring's length (a power of two, doubled in place when full: the ring touches memory
+# for the frontier, not for every state queued).
 @njit(cache=True)
-def _ring_put(HF, HG, HI, HK, meta, f, g, i, key, front):
+def _ring_put(H, meta, f, g, i, key, front):
     cap = meta[12]
-    if meta[1] == cap:  # (the caller keeps meta[1] below HF's length, so there is room for twice as much)
+    if meta[1] == cap:  # (the caller keeps meta[1] below H's length, so there is room for twice as much)
         wrapped = meta[8] + meta[1] - cap  # the entries at slots 0.. wrapped-1 follow those up to the end
         for k in range(max(0, wrapped)):
-            HF[cap + k], HG[cap + k], HI[cap + k], HK[cap + k] = HF[k], HG[k], HI[k], HK[k]
+            _move(H, cap + k, k)
         cap = meta[12] = 2 * cap
     if front:
         k = (meta[8] + cap - 1) & (cap - 1)
         meta[8] = k
     else:
         k = (meta[8] + meta[1]) & (cap - 1)
-    HF[k], HG[k], HI[k], HK[k] = f, g, i, key
+    _set(H, k, f, g, i, key)
     meta[1] += 1
 
 
 @njit(cache=True)
-def _ring_take(HF, HG, HI, HK, meta):
+def _ring_take(H, meta):
     k = meta[8]
     meta[8] = (k + 1) & (meta[12] - 1)
     meta[1] -= 1
-    return HG[k], HI[k]
+    return H[k, 1], H[k, 2]
 
 
 @njit(cache=True)
-def _ring_to_heap(HF, HG, HI, HK, meta):
-    """The ring's entries, moved to the front in order, made a heap (the ring is sorted by g, not by key)."""
+def _ring_to_heap(H, meta):
+    """The ring's entries, moved to heap positions in order, made a heap (the ring is sorted by g, not by key)."""
     n, cap, head = meta[1], meta[12], meta[8]
-    E = np.empty((4, n), np.int64)
+    E = np.empty((n, 4), np.int64)
     for k in range(n):
         j = (head + k) & (cap - 1)
-        E[0, k], E[1, k], E[2, k], E[3, k] = HF[j], HG[j], HI[j], HK[j]
-    for k in range(n):  # (element by element: a slice assignment compiles numba's shape-mismatch message, ~2 s)
-        HF[k], HG[k], HI[k], HK[k] = E[0, k], E[1, k], E[2, k], E[3, k]
-    meta[8], meta[9] = 0, 0
-    for k in range(n // 2 - 1, -1, -1):
-        _sift_down(HF, HG, HI, HK, k, n)
+        for c in range(4):  # (element by element: a slice assignment compiles numba's shape-mismatch message, ~2 s)
+            E[k, c] = H[j, c]
+    for k in range(n):
+        for c in range(4):
+            H[k + HEAP, c] = E[k, c]
+    meta[8], meta[9] = HEAP, 0
+    for p in range((n - 2) // 4, -1, -1):
+        r = p + HEAP
+        _sift_down(H, p, n, H[r, 0], H[r, 1], H[r, 2], H[r, 3])
 
 
 @njit(cache=True)
-def _put(HF, HG, HI, HK, meta, f, g, i, key, base):
+def _put(H, meta, f, g, i, key, base):
     """Queue row i at cost g (f with the heuristic; `key` breaks ties), reached from a state taken at cost
     `base`."""
     if meta[9] != 0:
         if g == base + 1:
-            _ring_put(HF, HG, HI, HK, meta, f, g, i, key, False)
+            _ring_put(H, meta, f, g, i, key, False)
             return
         if g == base:
-            _ring_put(HF, HG, HI, HK, meta, f, g, i, key, True)
+            _ring_put(H, meta, f, g, i, key, True)
             return
-        _ring_to_heap(HF, HG, HI, HK, meta)
-    _push(HF, HG, HI, HK, meta, f, g, i, key)
+        _ring_to_heap(H, meta)
+    _push(H, meta, f, g, i, key)
 
 
 @njit(cache=True)
-def _take(HF, HG, HI, HK, meta):
+def _take(H, meta):
     """(g, row) of the next entry."""
     if meta[9] != 0:
-        return _ring_take(HF, HG, HI, HK, meta)
-    return _pop(HF, HG, HI, HK, meta)
+        return _ring_take(H, meta)
+    return _pop(H, meta)
 
 
 @njit(cache=True)
-def _untake(HF, HG, HI, HK, meta, f, g, i, key):
+def _untake(H, meta, f, g, i, key):
     """Put back the entry just taken, to come out next again."""
     if meta[9] != 0:
-        _ring_put(HF, HG, HI, HK, meta, f, g, i, key, True)
+        _ring_put(H, meta, f, g, i, key, True)
     else:
-        _push(HF, HG, HI, HK, meta, f, g, i, key)
+        _push(H, meta, f, g, i, key)
 
 
-@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I1,
-                     _I1, _I1, _I1, _I1, _B, _B, _I, _I, _I, _W))
-def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, HF, HG, HI, HK, meta, use_h,
+@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I2,
+                     _I1, _B, _B, _I, _I, _I, _W))
+def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, H, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, ring start, ring
     (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
@@ -315,7 +340,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
-    HF, HG, HI, HK, meta = borrow(HF), borrow(HG), borrow(HI), borrow(HK), borrow(meta)
+    H, meta = borrow(H), borrow(meta)
     words = K.shape[1]
     OUT = np.zeros((MA.shape[0], words), np.uint64)
     MOVE = np.zeros(MA.shape[0], np.int64)
@@ -329,14 +354,14 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         T[_probe(K, T, 0, words, h0)] = _entry(0, h0)
         meta[0] = 1
         G[0] = 0
-        _put(HF, HG, HI, HK, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0, np.int64(h0), -1)
+        _put(H, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0, np.int64(h0), -1)
     step = meta[10]
     done = 0
     while meta[1] > 0:
         if done >= chunk:
             return
-        f0, k0 = HF[meta[8]], HK[meta[8]]
-        g, i = _take(HF, HG, HI, HK, meta)
+        f0, k0 = H[meta[8], 0], H[meta[8], 3]
+        g, i = _take(H, meta)
         if meta[11] >= 0 and G[meta[11]] - step <= g:
             _found(meta, meta[11])  # no state left could reach a cheaper goal
             return
@@ -345,7 +370,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         if (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab):
             _found(meta, i)
             # put it back, so that a resumed search (for another solution) sees a consistent frontier
-            _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
+            _untake(H, meta, f0, g, i, k0)
             return
         done += 1
         if use_dead and dead(K[i], SL, SG, D1, g1, BM, ab):
@@ -353,10 +378,10 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             continue
         meta[2] += 1
         n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
-        if meta[0] + n > K.shape[0] or meta[1] + n >= HF.shape[0]:
+        if meta[0] + n > K.shape[0] or meta[1] + n + HEAP >= H.shape[0]:
             meta[6] = 3
             # undo this expansion: it will be redone after the arrays grow (and its deadlock test again)
-            _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
+            _untake(H, meta, f0, g, i, k0)
             meta[2] -= 1
             return
         # In a large table each probe is a cache miss, a slot's and then its row's: every child's slot is asked
@@ -369,6 +394,8 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             e = T[HASH[m] & mask]
             if e >= 0 and e >> _ROW_BITS == _tag(HASH[m]):
                 prefetch(K, (e & _ROW_MASK) * words)
+                if meta[9] == 0:  # (a heap: a duplicate's G is read, see below)
+                    prefetch(G, e & _ROW_MASK)
         for m in range(n):
             if COST[m] > _MOST - g:  # (costs are never negative; numba's adds do not wrap: LLVM may drop a
                 if max_cost >= 0:    # test of a wrapped sum, so the test comes first)
@@ -397,7 +424,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
                     meta[6] = 5
                     # (the state being expanded goes back: the frontier stays whole, so its least entry is
                     # still a lower bound on the optimum, search.least_open; the children made are in it)
-                    _untake(HF, HG, HI, HK, meta, f0, g, i, k0)
+                    _untake(H, meta, f0, g, i, k0)
                     return
                 T[slot] = _entry(new, key)
                 meta[0] = new + 1
@@ -409,7 +436,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             f = ng + h if h <= _MOST - ng else _MOST  # (an estimate past 2^63 - 1 as 2^63 - 1: still a bound)
             if max_cost >= 0 and use_h and f > max_cost:
                 continue
-            _put(HF, HG, HI, HK, meta, f, ng, target, np.int64(key), g)
+            _put(H, meta, f, ng, target, np.int64(key), g)
             if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
                 meta[11] = target  # the cheapest goal made so far
                 if ng <= g + step:

@@ -18,6 +18,7 @@ NATIVE = {"astar": True, "bfs": False, "idastar": True, "iddfs": False}  # algor
 TOO_COSTLY = ("a path's cost passed 9,223,372,036,854,775,807 (2^63 - 1), more than native code counts; "
               "`--backend reference` counts any cost")
 START_CAPACITY = 1 << 10
+HEAP = 3  # the frontier's row of a heap's root (loops.py: here, as importing loops imports numba)
 
 
 class _Arrays:
@@ -28,25 +29,31 @@ class _Arrays:
         self.MOVE = np.empty(capacity, np.int64)
         self.PARENT[0] = self.MOVE[0] = -1
         self.T = np.full(_pow2(2 * capacity), -1, np.int64)
-        heap = 4 * capacity
-        self.HF = np.zeros(heap, np.int64)
-        self.HG = np.zeros(heap, np.int64)
-        self.HI = np.zeros(heap, np.int64)
-        self.HK = np.zeros(heap, np.int64)  # (f, g, row, the state's tie key: loops._before)
+        self.H = _frontier(4 * capacity)  # rows (f, g, row, the state's tie key: loops._comes_first)
 
     def grow(self, n_states: int, n_heap: int, head: int, ring: int, rehash) -> None:
-        """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put; 0:
-        a heap, its entries in slots 0.. n_heap-1 already), in slots 0.. n_heap-1; rehash: loops.rehash."""
+        """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put),
+        in rows 0.. n_heap-1, or a heap's (ring 0) in its rows as they are."""
         capacity = 2 * self.K.shape[0]
         for name in ("K", "G", "PARENT", "MOVE"):
             setattr(self, name, _enlarged(getattr(self, name), capacity, n_states))
         self.T = np.empty(_pow2(2 * capacity), np.int64)  # (rehash empties every slot first)
         rehash(self.K, n_states, self.T)
-        order = (head + np.arange(n_heap)) % ring if ring else np.arange(n_heap)
-        for name in ("HF", "HG", "HI", "HK"):
-            new = np.empty(4 * capacity, np.int64)
-            new[:n_heap] = getattr(self, name)[order]
-            setattr(self, name, new)
+        H = _frontier(4 * capacity)
+        if ring:
+            H[:n_heap] = self.H[(head + np.arange(n_heap)) % ring]
+        else:
+            H[HEAP: HEAP + n_heap] = self.H[HEAP: HEAP + n_heap]
+        self.H = H
+
+
+def _frontier(entries: int) -> np.ndarray:
+    """Room for a frontier of `entries` entries (loops._put), its rows 64-byte aligned: a heap's children of one
+    entry then lie in two whole cache lines."""
+    rows = entries + HEAP
+    buffer = np.empty(4 * rows + 8, np.int64)
+    skip = (-buffer.ctypes.data % 64) // 8
+    return buffer[skip: skip + 4 * rows].reshape(rows, 4)
 
 
 def _enlarged(a: np.ndarray, rows: int, used: int) -> np.ndarray:
@@ -100,9 +107,10 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     meta = np.zeros(13, np.int64)
     meta[6] = -1  # the native loop hashes the start and pushes it
     meta[9] = not use_h  # (the frontier a ring, while the costs allow: loops._put)
+    meta[8] = 0 if meta[9] else HEAP  # (its first row)
     meta[10] = 0 if use_h else system.min_move_cost  # (goals tested as they are made: loops.best_first)
     meta[11] = -1
-    meta[12] = 1024  # (the ring's length: a power of two up to HF's)
+    meta[12] = 1024  # (the ring's length: a power of two up to H's entries)
     max_cost = -1 if budget.max_cost is None else budget.max_cost
     max_states = -1 if budget.max_states is None else budget.max_states
     stats = Stats()
@@ -117,7 +125,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
         the cheapest goal made so far (meta[11]), if any, is such a goal. Past max_cost it says only that much.
         (Every stop leaves the frontier whole: one by max_states puts back the state it was expanding.)"""
         if meta[1] > 0 and proven:
-            least = int(arrays.HF[meta[8]]) + int(meta[10])
+            least = int(arrays.H[meta[8], 0]) + int(meta[10])
             if meta[11] >= 0:
                 least = min(least, int(arrays.G[meta[11]]))
             if max_cost >= 0:
@@ -140,7 +148,7 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
         while True:
             t0 = time.perf_counter()
             system._run(best_first, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
-                        arrays.MOVE, arrays.T, arrays.HF, arrays.HG, arrays.HI, arrays.HK, meta, use_h,
+                        arrays.MOVE, arrays.T, arrays.H, meta, use_h,
                         system.deadlocks, max_cost, max_states, pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
@@ -156,13 +164,13 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 raise UsageError(f"{system.inst.level}: {TOO_COSTLY}")
             if status == 3:
                 arrays.grow(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, rehash)
-                meta[6], meta[8] = 0, 0
+                meta[6], meta[8] = 0, 0 if meta[9] else HEAP
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
             if pace.report_due():
                 stats.expanded, stats.generated, stats.peak_states = int(meta[2]), int(meta[3]), int(meta[0])
                 stats.seconds = pace.now - start
-                stats.depth = int(arrays.HF[meta[8]]) if meta[1] > 0 else 0
+                stats.depth = int(arrays.H[meta[8], 0]) if meta[1] > 0 else 0
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)

@@ -208,7 +208,7 @@ class CompiledSystem:
         ban_width = self.MARG.shape[1] if self.persisting else 0
         self.work = _work(len(low.dyn_layers), inst.rows, inst.cols, low.ng, len(inst.game.particles), low.set_rows,
                           ban_width, max(1, len(moves)) if inst.game.choosing or inst.game.ranking else 0,
-                          inst.initial if inst.game.redundant else None)
+                          inst.initial if inst.game.redundant else None, low.lines)
         _static_rows(low, self.SL, self.work[4], inst.cols)
         # where the ban table starts in ab (-1: none)
         self.ban_at = len(self.work[5]) - len(_ban_table(ban_width)) if ban_width else -1
@@ -535,10 +535,11 @@ BAN_SLOTS = 1 << 12  # the ban table's capacity (runtime.ban): up to half of it 
 
 
 def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, set_rows: int = 0,
-          ban_width: int = 0, choices: int = 0, start: tuple | None = None):
+          ban_width: int = 0, choices: int = 0, start: tuple | None = None, lines: bool = False):
     """Scratch rows for the generated entry points (their signatures: loops.WORK): the decoded parent (D0, g0),
     one move's copy (D, g), the board masks BM (every cell; not in the first column; not in the last; then
-    `set_rows` rows the code keeps set values in: codegen.Lowering.row), and `ab`:
+    `set_rows` rows the code keeps set values in: codegen.Lowering.row; with `lines`, then the cells of each
+    row of the board and of each column: codegen.Lowering._condition_word), and `ab`:
     the abort flag, the move being expanded, a value for fault messages, whether a safe move is taken alone (1
     while searching; 0 to list every legal move), whether the move being made ran `safe`, whether it ran
     `commutes`, and a path search's `after` (path_successors; -2 when no path search orders commuting moves,
@@ -556,9 +557,15 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
     inside = np.arange(words * 64) < cells
-    bits = np.stack([inside, inside & (col != 0), inside & (col != cols - 1)]).reshape(3, words, 64)
-    bm = np.zeros((SCRATCH + set_rows, words), np.uint64)
-    bm[:SCRATCH] = np.packbits(bits, axis=2, bitorder="little").view("<u8").reshape(3, words)
+    bits = np.stack([inside, inside & (col != 0), inside & (col != cols - 1)])
+    if lines:  # (code that asks for a row or a column of the board reads each row's cells, then each column's)
+        row = np.arange(words * 64) // cols
+        bits = np.concatenate([bits, inside & (row == np.arange(rows)[:, None]),
+                               inside & (col == np.arange(cols)[:, None])])
+    masks = np.packbits(bits.reshape(-1, words, 64), axis=2, bitorder="little").view("<u8").reshape(-1, words)
+    bm = np.zeros((SCRATCH + set_rows + len(masks) - SCRATCH, words), np.uint64)
+    bm[:SCRATCH] = masks[:SCRATCH]
+    bm[SCRATCH + set_rows:] = masks[SCRATCH:]
     return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
             np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
             _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width, start))
