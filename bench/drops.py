@@ -12,6 +12,11 @@ dense   seeded dense 6x6 boards of sizes 0..4 ("dense"), the same two, grouped b
         proves (seed 000 clicks only 3s and 4s: its answer may be longer, or none). Targets: at depth 7
         gridrules at least 20x faster than seed 000; depths 8 and 9 solved and proved optimal in 10 s median.
 
+deep    the targets at depths 8 and 9 alone: gridrules' compiled A* (no seed 000) on the first --boards dense
+        boards (200 hold the depth-9 ones: 40, 94, 119, 179, 180, 186, 192), the median search time at each
+        depth; a board not solved within --time-limit counts as that limit at every depth its proved bound
+        allows (give 60 s or more: board 94 takes ~40 s). Not run by `bench.run` (~10 minutes at 200 boards).
+
 orders  what Drops' `commutes` saves the path searches: the compiled iddfs and idastar on seeded dense boards
         (optimal depths 3..5), with drops.grl as it is and with its `commutes` line deleted; expansions,
         successors generated and time, side by side. Not run by `bench.run` (no target of its own).
@@ -117,6 +122,30 @@ def compare(kind: str, count: int, time_limit: float) -> dict:
     return out
 
 
+def deep(count: int, time_limit: float) -> dict:
+    """The depth-8 and depth-9 targets alone, over the first `count` dense boards (gridrules only)."""
+    solved: dict[int, list] = {}
+    unsolved: list[tuple[int, int]] = []  # (board, the least clicks its search proved)
+    for k in range(count):
+        status, clicks, secs, bound = _gridrules(gen.drops_board("dense", k), time_limit)
+        if status == "solved":
+            solved.setdefault(clicks, []).append((k, round(secs, 3)))
+        else:
+            unsolved.append((k, bound or 0))
+        print(k, status, clicks if status == "solved" else f">= {bound}", f"{secs:.2f} s", flush=True)
+    out = {"boards": count, "time_limit": time_limit, "not_solved": unsolved, "by_depth": {}}
+    ok = True
+    for d in (8, 9):
+        times = [t for _, t in solved.get(d, [])] + [time_limit] * sum(1 for _, b in unsolved if b <= d)
+        median = statistics.median(times) if times else None
+        out["by_depth"][d] = {"boards": solved.get(d, []), "median_s": median,
+                              "not_solved_counted": len(times) - len(solved.get(d, []))}
+        ok = ok and median is not None and median <= 10
+    out["target"] = "depths 8 and 9: median <= 10 s each"
+    out["ok"] = ok
+    return out
+
+
 def orders(count: int, time_limit: float) -> dict:
     """Each path search with and without `commutes` on the first `count` dense boards of optimal depth 3..5."""
     from gridrules import api
@@ -176,6 +205,7 @@ def main(argv=None) -> int:
 
     runners = {name: functools.partial(run, name) for name in ("threes", "dense")}
     runners["orders"] = functools.partial(orders, args.boards, args.time_limit)
+    runners["deep"] = functools.partial(deep, args.boards, args.time_limit)
     return run_named(args.only, runners)
 
 
