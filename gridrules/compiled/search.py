@@ -33,7 +33,7 @@ class _Arrays:
 
     def grow(self, n_states: int, n_heap: int, head: int, ring: int, rehash) -> None:
         """Twice the room; the frontier's entries, from slot `head` on in a ring of length `ring` (loops._put),
-        in rows 0.. n_heap-1, or a heap's (ring 0) in its rows as they are."""
+        in rows 0.. n_heap-1, or a heap's (ring 0) in its rows as they are; rehash: loops.rehash."""
         capacity = 2 * self.K.shape[0]
         for name in ("K", "G", "PARENT", "MOVE"):
             setattr(self, name, _enlarged(getattr(self, name), capacity, n_states))
