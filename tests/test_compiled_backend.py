@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -242,6 +243,57 @@ def test_table_tags_sort_out_rows_but_never_merge_them():
     T[7] = loops._entry(top, np.uint64(2**64 - 1))
     assert T[7] >= 0 and loops._row(T, 7) == top
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(-2**42, 2**42 - 1)), max_size=60),
+       st.lists(st.one_of(st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(-2**42, 2**42 - 1)),
+                          st.none()), max_size=300), st.booleans(), st.integers(0, 3))
+def test_the_native_frontier_takes_entries_in_the_python_searches_order(first, ops, ring, grow_at):
+    """loops' frontier, pushed and popped at random: while a ring (no heuristic, costs 0 and 1), first made first
+    by g, a 0-cost child first of all (solvers/bfs.py); once a heap (a 4-ary heap of rows, search._frontier),
+    the least f, then the greatest g, then the least key as an unsigned number (solvers/astar.py); the arrays
+    grown in between (search._Arrays.grow) keep the order."""
+    from collections import deque
+
+    from gridrules.compiled import loops, search
+
+    arrays = search._Arrays(1, 16)
+    meta = np.zeros(13, np.int64)
+    meta[9], meta[12] = ring, 16
+    meta[8] = 0 if ring else search.HEAP
+    line, heap = deque(), []  # (the model: a ring's entries in order, then a heap's)
+    base, row = 0, 0
+    for k, op in enumerate(first + ops):  # (some pushes first: a heap deep enough for every child's place)
+        if k == grow_at * 60:
+            arrays.grow(1, int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, lambda K, n, T: None)
+            meta[8] = 0 if meta[9] else search.HEAP
+        if op is None or meta[1] + 2 + search.HEAP >= arrays.H.shape[0]:
+            if meta[1]:
+                g, i = loops._take(arrays.H, meta)
+                want = line.popleft() if line else heap.pop(heap.index(min(heap)))
+                assert (g, i) == (-want[1], want[3])
+                base = g
+            continue
+        f, cost, key = op
+        key = key << 20 | row  # (states' keys differ: two entries never tie)
+        g = base + cost
+        f = g if meta[9] else max(f, g)  # (a ring has no heuristic)
+        entry = (f, -g, key & (2**64 - 1), row)
+        loops._put(arrays.H, meta, f, g, row, key, base)
+        if meta[9]:
+            line.append(entry) if cost == 1 else line.appendleft(entry)
+        else:
+            heap.extend(line)  # (a cost the ring cannot take made it a heap of everything waiting)
+            line.clear()
+            heap.append(entry)
+        row += 1
+    assert meta[1] == len(line) + len(heap)
+    while meta[1]:  # (and then every entry left, in order)
+        g, i = loops._take(arrays.H, meta)
+        want = line.popleft() if line else heap.pop(heap.index(min(heap)))
+        assert (g, i) == (-want[1], want[3])
+    assert not line and not heap
 
 def test_native_breadth_first_ring_grows():
     """A breadth-first search past the first arrays' room (loops.START_CAPACITY states) whose ring has wrapped
