@@ -185,7 +185,6 @@ def test_sparse_optima_match_an_exhaustive_search(board, timing):
         assert (sol.status, sol.cost, sol.optimal) == ("solved", want, True)
 
 
-
 small_boards = st.integers(1, 3).flatmap(lambda h: st.integers(1, 4).flatmap(
     lambda w: st.lists(st.lists(st.integers(0, 4), min_size=w, max_size=w), min_size=h, max_size=h)))
 
@@ -214,13 +213,14 @@ def test_the_lines_bound_never_overestimates(board, timing, seed):
 
 
 def test_the_lines_bound_counts_each_drops_own_clicks():
-    """A lone 1 needs 4 clicks and the bound sees all of them; `3 2 4` in a row: the 4 bursts first (1 click),
-    the 2 can get at most two droplets (1 click of its own), the 3 none more than the two it may get: 2 in all,
-    the optimum being 3."""
+    """A lone 1 needs 4 clicks and the bound sees all of them (two lone 1s: 8). `3 2 4` in a row: the 4 may
+    burst first after one click, the 2 can get at most two droplets (one click of its own), the 3 none of its
+    own: 2 in all, the optimum being 3."""
     for level, h in (("0 0 0\n0 1 0\n", 4), ("3 2 4\n", 2), ("1 0\n0 1\n", 8), ("0\n", 0)):
         inst = make(level)
         assert system(inst, "compiled").heuristic(inst.initial) == h == system(inst, "reference").heuristic(
             inst.initial), level
+
 
 @settings(max_examples=20)
 @given(boards, st.sampled_from(["half", "unit"]), st.booleans(), st.integers(0, 10**6))
