@@ -409,7 +409,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             meta[3] += 1
             for w in range(words):
                 K[new, w] = OUT[m, w]
-            key = HASH[m]  # (the table's hash, and A*'s tie key: loops._before)
+            key = HASH[m]  # (the table's hash, and A*'s tie key: _comes_first)
             slot = _probe(K, T, new, words, key)
             j = _row(T, slot)
             if j >= 0:
