@@ -250,19 +250,13 @@ def without_hints(proc: "Procedure") -> "Procedure":
 
     body = proc.body
     while True:  # (a let dropped may leave another unread)
-        read = {x.slot for x in _all(body) if isinstance(x, Local)}
+        read: set[int] = set()
+        contains(body, lambda x: isinstance(x, Local) and read.add(x.slot))  # (add answers None: every part)
         stripped = strip(body, read)
         if stripped == body:
             break
         body = stripped
     return proc if body == proc.body else dataclasses.replace(proc, body=body)
-
-
-def _all(node):
-    """Every part of an IR node (or a tuple of them), itself included."""
-    found: list = []
-    contains(node, lambda x: found.append(x) and False)
-    return found
 
 
 @functools.cache

@@ -60,7 +60,7 @@ def _enlarged(a: np.ndarray, rows: int, used: int) -> np.ndarray:
     """`a` with room for `rows` rows, its first `used` kept. In place where it can be (realloc: a large block is
     remapped, its pages neither copied nor touched again; only the new rows are, zeroed by NumPy), else a copy
     (the rest untouched: pages the search reaches)."""
-    if a.flags.owndata and a.base is None:
+    if a.flags.owndata:
         try:
             a.resize((rows,) + a.shape[1:], refcheck=False)  # (no view of it outlives a native call)
             return a
