@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from helpers import commutes_as_promised, instance, instance_from_rules, native_agrees, plain, system
 from gridrules import api
+from gridrules.errors import RuleRuntimeError
 from solvers import solve
 
 # Lamps that only go on: every press commutes with every other; pressing the corner is also safe.
@@ -176,3 +177,40 @@ def test_safe_and_commuting_moves_together_keep_the_optimum(rows):
     for algorithm in ("iddfs", "idastar"):
         assert solve(ref, algorithm).cost == solve(plain(ref), algorithm).cost == solve(ref, "bfs").cost
     native_agrees(inst, nat, ref, ("iddfs", "idastar"))
+
+
+# Presses and taps written alike, never legal on one cell together: both commute. A path search's successors
+# numbered -1 - m (commuting) must still be told apart by their numbers (an earlier fault read another move's).
+TAPS = """game taps
+param both: bool = false
+layer lit: bool
+layer tappable: bool static
+
+action press(p: cell) "{p}":
+    require not lit[p] and (both or not tappable[p])
+    lit[p] = true
+    commutes
+
+action tap(p: cell) "{p}":
+    require not lit[p] and tappable[p]
+    lit[p] = true
+    commutes
+
+goal: empty(cells where not lit)
+
+level grid:
+    '.': pass
+    't': tappable = true
+"""
+
+
+@pytest.mark.parametrize("algorithm", ["iddfs", "idastar", "astar", "bfs"])
+def test_commuting_moves_written_alike_are_told_apart_by_number(algorithm):
+    inst = instance_from_rules(TAPS, "..\n.t\n")
+    ref, nat = system(inst, "reference"), system(inst, "compiled")
+    assert solve(ref, algorithm).cost == nat.search(algorithm).cost == 4
+    clash = instance_from_rules(TAPS, "..\n.t\n", {"both": True})  # (press and tap both legal at 2,2)
+    for search in (lambda: solve(system(clash, "reference"), algorithm), lambda: system(clash, "compiled").search(
+            algorithm)):
+        with pytest.raises(RuleRuntimeError, match="two legal moves are both written `2,2`"):
+            search()

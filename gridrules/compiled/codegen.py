@@ -2185,7 +2185,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o.indent()
     o("for j in range(n):")
     o.indent()
-    o("if MARG[MOVE[j], 0] == MARG[m, 0]:")
+    o("if MARG[MOVE[j] if MOVE[j] >= 0 else -1 - MOVE[j], 0] == MARG[m, 0]:  # (-1 - m: move m, marked below)")
     o.indent()
     o(low.fault("two legal moves are both written `{move}`", None, "give the actions notations that tell them apart"))
     o.dedent()
