@@ -1395,3 +1395,39 @@ def test_a_stopped_deepening_search_never_reports_a_bound_its_solution_in_hand_r
         assert mine.status == SOLVED or mine.moves is None or mine.bound < mine.cost
         seen.add((mine.status, mine.moves is not None))
     assert {("budget_exhausted", True), (SOLVED, True)} <= seen  # (stops with the goal in hand, and proofs)
+
+
+# After a move copies its parent, a layer's value masks come from the parent's bit planes until a store to the
+# layer (codegen `masks`, P_layer): reads before any store, in a loop that stores, after a store, and after a
+# def that stores.
+AFTER_COPY = """game after_copy
+layer v: 0..3
+
+def settle(c: cell):
+    v[c] = 0
+
+action poke(c: cell) "{c}":
+    require v[c] != 0
+    if count(cells where v == 3) > 1:
+        v[c] = v[c] - 1
+    for d in neighbours(c):
+        if count(cells where v == 0) > 2:
+            v[d] = (v[d] + 1) % 4
+    if count(cells where v == 2) == 1:
+        settle(c)
+        if any(cells where v == 1):
+            v[c] = 1
+
+goal: empty(cells where v != 0)
+
+level grid:
+    '0'..'3': v = value
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(digit_grids(3, 3, 4), st.integers(0, 10**6))
+def test_masks_read_after_the_copy_see_every_store(board, seed):
+    inst = instance_from_rules(AFTER_COPY, board)
+    _, nat = walk_and_compare(inst, seed)
+    assert "if P_v:" in nat.source  # (the masks before a store are the parent's planes)

@@ -435,6 +435,9 @@ class Lowering:
         self.lines = False  # whether code reads BM's rows of the board's rows and columns (_condition_word)
         self.memo: set[str] = set()  # layers whose value masks the function being lowered memoizes
         self.forgotten: set[str] = set()  # ... and those it forgets (prologue)
+        # after an action's copy of its parent, the packed parent: a layer's masks come from its planes while the
+        # layer's flag P_layer says no store has touched it since the copy (None: not in such code)
+        self.parent: str | None = None
         # the packed state the function being lowered reads (a heuristic's `s`), whose bit planes give a dynamic
         # layer's value masks without a pass over its cells; None where the rows may differ from it
         self.packed: str | None = None
@@ -985,9 +988,17 @@ class Lowering:
         o(f"if not {ok}:")
         o.indent()
         rows = _MASK_ROWS.format(layer)  # (where they go: prologue decides)
-        if self.packed and layer in self.dyn_layers:
+        packed = self.packed or self.parent
+        if packed and layer in self.dyn_layers:
             at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
-            o(f"{m} = rt.plane_masks({self.packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})")
+            if not self.packed:  # (the copy's row is the parent's until a store)
+                o(f"if P_{layer}:")
+                o.indent()
+            o(f"{m} = rt.plane_masks({packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})")
+            if not self.packed:
+                o.dedent()
+                o("else:")
+                o(f"    {m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})")
         else:
             o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})")
         o(f"{ok} = True")
@@ -999,6 +1010,8 @@ class Lowering:
             if layer in (None, name):
                 o(f"V_{name} = False")
                 o(f"E_{name} = False")  # (also where no `group` reads them: a dead store costs nothing)
+                if self.parent:
+                    o(f"P_{name} = False")
                 self.forgotten.add(name)
 
     def prologue(self, body: list[str]) -> list[str]:
@@ -1521,7 +1534,11 @@ class Lowering:
         # (the parent's packed state: value masks from its planes, and kept after the copy)
         self.lower(body[:n], o, ctx, ("D0", "g0"), "s")
         o("rt.copy_state(D0, g0, D, g)")
+        for layer in self.dyn_layers:  # (its rows are the parent's planes until a store: masks from those)
+            o(f"P_{layer} = True")
+        self.parent = "s"
         self.lower(body[n:], o, ctx, ("D", "g"))
+        self.parent = None
         o("return True")
         return self.define(name, proc_params + ["s", "D0", "g0", "D", "g"], o)
 
