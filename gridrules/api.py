@@ -80,17 +80,20 @@ def _deep_span(err: BaseException, text: str, path: str) -> Span | None:
     """Where the reading was when it recursed too deeply: the line on which the last-starting node of this file
     on the stack starts (the deep expression's: which of its parts the stack holds depends on where it failed),
     from its first character to its last."""
-    spans = []
+    starts = []  # (line, column) of the nodes on the stack: our AST's, and the parse trees being transformed
     tb = err.__traceback__
     while tb is not None:
         for value in list(tb.tb_frame.f_locals.values()):
             span = getattr(value, "span", None)
             if isinstance(span, Span) and span.source.path == path:
-                spans.append(span)
+                starts.append((span.line, span.col))
+            meta = getattr(value, "meta", None)  # (a lark Tree of this file: its nodes are not built yet)
+            if getattr(value, "data", None) is not None and getattr(meta, "line", None) is not None:
+                starts.append((meta.line, meta.column))
         tb = tb.tb_next
-    if not spans:
+    if not starts:
         return None
-    line = max(spans, key=lambda p: (p.line, p.col)).line
+    line = max(starts)[0]
     words = text.splitlines()[line - 1]
     return Span(Source(path, text), line, len(words) - len(words.lstrip()) + 1, line, len(words.rstrip()) + 1)
 
