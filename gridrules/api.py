@@ -59,21 +59,29 @@ def parse_rules(text: str, path: str):
     """Text -> AST, by the file's form: YAML when the name ends in .yaml/.yml, the DSL otherwise."""
     from .syntax import parse_dsl, parse_yaml
 
-    if path.endswith((".yaml", ".yml")):
-        return parse_yaml(text, path)
-    return parse_dsl(text, path)
+    try:
+        if path.endswith((".yaml", ".yml")):
+            return parse_yaml(text, path)
+        return parse_dsl(text, path)
+    except RecursionError as err:
+        raise _too_deep(err, text, path) from None
 
 
 def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
     """Parse and check a rule file: (game, warnings). Raises RuleError / ErrorList with file:line:col."""
     from .check import check  # (with its AST classes: a cached game needs neither, see checked_game)
 
+    ast = parse_rules(text, path)
     try:
-        return check(parse_rules(text, path), path)
+        return check(ast, path)
     except RecursionError as err:
-        raise RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs "
-                        "calling each other)", _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2),
-                        "split it with `let`s or defs") from None
+        raise _too_deep(err, text, path) from None
+
+
+def _too_deep(err: RecursionError, text: str, path: str) -> RuleError:
+    return RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs calling "
+                     "each other)", _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2),
+                     "split it with `let`s or defs")
 
 
 def _deep_span(err: BaseException, text: str, path: str) -> Span | None:
@@ -81,15 +89,18 @@ def _deep_span(err: BaseException, text: str, path: str) -> Span | None:
     on the stack starts (the deep expression's: which of its parts the stack holds depends on where it failed),
     from its first character to its last."""
     starts = []  # (line, column) of the nodes on the stack: our AST's, and the parse trees being transformed
+    shift = 0  # (lines: the parse trees of DSL text in a YAML file count from its snippet, see parse._Build)
     tb = err.__traceback__
     while tb is not None:
         for value in list(tb.tb_frame.f_locals.values()):
             span = getattr(value, "span", None)
             if isinstance(span, Span) and span.source.path == path:
                 starts.append((span.line, span.col))
-            meta = getattr(value, "meta", None)  # (a lark Tree of this file: its nodes are not built yet)
+            meta = getattr(value, "meta", None)  # (a lark Tree: its nodes are not built yet)
             if getattr(value, "data", None) is not None and getattr(meta, "line", None) is not None:
-                starts.append((meta.line, meta.column))
+                starts.append((meta.line + shift, meta.column))
+            if isinstance(getattr(value, "shift", None), tuple) and getattr(value, "src", None) is not None:
+                shift = value.shift[0]  # (the transformer building a snippet: its trees are in frames below)
         tb = tb.tb_next
     if not starts:
         return None

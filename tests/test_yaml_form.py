@@ -631,3 +631,18 @@ def test_fuzz_mutated_twins(name, data):
         yml = yml[:i] + data.draw(st.sampled_from(["", " ", "\n", ":", "-", "  ", "|", "#", "(", ")", ",", "x",
                                                    "'", '"', "\t", "[", "{", "*"])) + yml[j:]
     survives(yml)
+
+
+def test_a_sum_too_deep_to_read_is_located_in_the_yaml_file():
+    """DSL text in a YAML rule file too deep to read: the message the text form gives, at the true line of the
+    deep sum inside its block."""
+    total = " + ".join(["1"] * 600)
+    text = ("game: deep\nlayers:\n  a: 0..1\nactions:\n  go:\n    notation: go\n    body: |\n"
+            "      a[(0, 0)] = 1\ngoal: a[(0, 0)] == 1\nheuristics:\n  far:\n    body: |\n"
+            f"      let x = 1\n      return {total}\nlevels:\n  grid:\n    '.': a = 0\n")
+    with pytest.raises(RuleError) as caught:
+        compile_rules(text, "deep.yaml")
+    err = caught.value
+    assert err.message.startswith("the rules nest too deeply to read")
+    assert (err.span.source.path, err.span.line, err.span.col) == ("deep.yaml", 14, 7)
+    assert err.hint == "split it with `let`s or defs"
