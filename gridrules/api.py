@@ -59,29 +59,21 @@ def parse_rules(text: str, path: str):
     """Text -> AST, by the file's form: YAML when the name ends in .yaml/.yml, the DSL otherwise."""
     from .syntax import parse_dsl, parse_yaml
 
-    try:
-        if path.endswith((".yaml", ".yml")):
-            return parse_yaml(text, path)
-        return parse_dsl(text, path)
-    except RecursionError as err:
-        raise _too_deep(err, text, path) from None
+    if path.endswith((".yaml", ".yml")):
+        return parse_yaml(text, path)
+    return parse_dsl(text, path)
 
 
 def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
     """Parse and check a rule file: (game, warnings). Raises RuleError / ErrorList with file:line:col."""
     from .check import check  # (with its AST classes: a cached game needs neither, see checked_game)
 
-    ast = parse_rules(text, path)
     try:
-        return check(ast, path)
-    except RecursionError as err:
-        raise _too_deep(err, text, path) from None
-
-
-def _too_deep(err: RecursionError, text: str, path: str) -> RuleError:
-    return RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs calling "
-                     "each other)", _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2),
-                     "split it with `let`s or defs")
+        return check(parse_rules(text, path), path)
+    except RecursionError as err:  # (in either form, reading or checking)
+        raise RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs "
+                        "calling each other)", _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2),
+                        "split it with `let`s or defs") from None
 
 
 def _deep_span(err: BaseException, text: str, path: str) -> Span | None:

@@ -1430,4 +1430,4 @@ level grid:
 def test_masks_read_after_the_copy_see_every_store(board, seed):
     inst = instance_from_rules(AFTER_COPY, board)
     _, nat = walk_and_compare(inst, seed)
-    assert "if P_v:" in nat.source  # (the masks before a store are the parent's planes)
+    assert "if P_v else" in nat.source  # (the masks before a store are the parent's planes)

@@ -988,19 +988,15 @@ class Lowering:
         o(f"if not {ok}:")
         o.indent()
         rows = _MASK_ROWS.format(layer)  # (where they go: prologue decides)
+        cells = f"rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})"
         packed = self.packed or self.parent
         if packed and layer in self.dyn_layers:
             at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
-            if not self.packed:  # (the copy's row is the parent's until a store)
-                o(f"if P_{layer}:")
-                o.indent()
-            o(f"{m} = rt.plane_masks({packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})")
-            if not self.packed:
-                o.dedent()
-                o("else:")
-                o(f"    {m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})")
+            planes = f"rt.plane_masks({packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})"
+            # (after a move's copy, the copy's row is the parent's until a store)
+            o(f"{m} = {planes}" if self.packed else f"{m} = {planes} if P_{layer} else {cells}")
         else:
-            o(f"{m} = rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})")
+            o(f"{m} = {cells}")
         o(f"{ok} = True")
         o.dedent()
         return m

@@ -329,14 +329,14 @@ def _untake(H, meta, f, g, i, key):
 def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, H, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, the frontier's first
-    row (a ring's first slot, or HEAP), ring (see _put), step, cheapest goal made, ring length]. status: -1 fresh (row 0 holds the start), 0 running, 1 found
-    (meta[5]), 2 exhausted, 3 out of room (grow the arrays and call again), 5 a new state would pass max_states
-    (when >= 0; the state being expanded is put back in the frontier), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead`
-    says is a deadlock is not expanded (meta[7] counts them). With a step (meta[10] > 0: every move costs at
-    least that much; only without the heuristic), states are tested for the goal when they are made, as
-    solvers/bfs.py does: a goal made from a state taken at cost g costs no more than any other once it costs at
-    most g + step (with unit costs: the first goal made), and meta[11] keeps the cheapest one made until then
-    (-1: none)."""
+    row (a ring's first slot, or HEAP), ring (see _put), step, cheapest goal made, ring length]. status: -1
+    fresh (row 0 holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and
+    call again), 5 a new state would pass max_states (when >= 0; the state being expanded is put back in the
+    frontier), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead` says is
+    a deadlock is not expanded (meta[7] counts them). With a step (meta[10] > 0: every move costs at least that
+    much; only without the heuristic), states are tested for the goal when they are made, as solvers/bfs.py does:
+    a goal made from a state taken at cost g costs no more than any other once it costs at most g + step (with
+    unit costs: the first goal made), and meta[11] keeps the cheapest one made until then (-1: none)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))

@@ -67,7 +67,7 @@ def canonical(rf: A.RuleFile) -> A.RuleFile:
 
 def parse_yaml(text: str, path: str = "<rules>") -> A.RuleFile:
     """Parse a whole rule file written in YAML."""
-    return _Reader(Source(path, text)).read()  # (too deep to read: api.parse_rules says where)
+    return _Reader(Source(path, text)).read()  # (too deep to read: api.compile_rules says where)
 
 
 def _compose(src: Source) -> Node | None:
