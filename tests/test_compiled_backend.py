@@ -534,14 +534,14 @@ def test_one_compiled_module_serves_every_board_size(ruleset, levels):
 
 
 @pytest.mark.parametrize("ruleset,level,unrefcounted", [
-    ("floodit", "hdu4127-sample.txt", True), ("bloxorz", "level16.txt", True), ("drops", "seed000.txt", False),
-    ("splashback", "seed000.txt", False), ("lianliankan", "hdu1175-sample.txt", False)])
+    ("floodit", "hdu4127-sample.txt", True), ("bloxorz", "level16.txt", True), ("drops", "seed000.txt", True),
+    ("splashback", "seed000.txt", True), ("lianliankan", "hdu1175-sample.txt", False)])
 def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset, level, unrefcounted):
     """Extension modules are built from the generated source with the board's dimensions and the places of the
     state's fields as constants (codegen.for_board), and without numba's reference counting where numba compiles
     that: along a breadth-first sweep, its successors, goals and heuristics are those of the module that reads
-    them at run time. Drops, Splash Back (chain reactions) and Lianliankan (move ordering) allocate arrays: numba
-    refuses them without reference counting, and their extensions keep it."""
+    them at run time. Lianliankan's move ordering allocates arrays: numba refuses it without reference counting,
+    and its extension keeps it (Drops' and Splash Back's chain reactions make none: they go without)."""
     from collections import deque
 
     from numba.core.errors import NumbaError
@@ -579,7 +579,7 @@ def test_a_module_made_for_one_board_shape_is_the_module_for_every_shape(ruleset
 
 def test_code_without_reference_counting_never_gets_a_helper_compiled_with_it():
     """numba caches a function by its source file, name and signature, not by the flags it was compiled with:
-    Drops' chain reactions call a helper that allocates (take_emitted), compiled with reference counting and
+    Lianliankan's move order calls helpers that allocate (argsort_ints), compiled with reference counting and
     cached by the JIT module, and code built without reference counting must not find that version (it would
     compile, and leak what the helper allocates) but its own, which numba refuses. A module numba refused is
     refused again at the next load, not found half made."""
@@ -588,7 +588,7 @@ def test_code_without_reference_counting_never_gets_a_helper_compiled_with_it():
     from gridrules.compiled.codegen import for_board
     from gridrules.compiled.system import load_module
 
-    inst = load("drops", str(ROOT / "rulesets/drops/levels/seed000.txt"))[0]
+    inst = load("lianliankan", str(ROOT / "rulesets/lianliankan/levels/hdu1175-sample.txt"))[-1]
     source = system(inst, "compiled").source
     load_module(for_board(source, inst.rows, inst.cols))  # (its helpers compiled, and cached, with counting)
     for _ in range(2):
@@ -598,10 +598,10 @@ def test_code_without_reference_counting_never_gets_a_helper_compiled_with_it():
 
 def test_the_jit_runs_modules_without_reference_counting_unless_numba_refuses(tmp_path, monkeypatch):
     """numba's JIT runs a generated module without reference counting (codegen.without_refcounts: Flood-It,
-    Bloxorz); Drops' chain reactions allocate, which numba refuses so: seen in the source (codegen.allocates), the
-    module runs as generated, untried. Should numba refuse a module that source does not show, the refusal is
-    noted beside the modules, the module runs as generated (its moves as the reference's), and later systems go
-    straight to it."""
+    Bloxorz, Drops); Lianliankan's move order allocates, which numba refuses so: seen in the source
+    (codegen.allocates), the module runs as generated, untried. Should numba refuse a module that source does not
+    show, the refusal is noted beside the modules, the module runs as generated (its moves as the reference's),
+    and later systems go straight to it."""
     import gridrules.compiled.system as compiled
     from gridrules.compiled import codegen
     from gridrules.compiled.codegen import without_refcounts
@@ -612,7 +612,7 @@ def test_the_jit_runs_modules_without_reference_counting_unless_numba_refuses(tm
     assert lean.jit_source == without_refcounts(lean.source) and "_nrt=False" in lean.jit_source
     assert not codegen.allocates(lean.source)
 
-    inst = load("drops", str(ROOT / "rulesets/drops/levels/seed000.txt"))[0]
+    inst = load("lianliankan", str(ROOT / "rulesets/lianliankan/levels/hdu1175-sample.txt"))[-1]
     source = system(inst, "compiled").source
     assert codegen.allocates(source)
     monkeypatch.setattr(compiled, "_LEAN", {})
@@ -1365,11 +1365,12 @@ def test_a_generated_module_that_makes_arrays_is_seen_to_in_its_source():
     from gridrules.compiled import codegen
 
     helpers = codegen._allocating_helpers()
-    assert {"take_emitted", "grown", "sort_ints", "search_order", "empty_set"} <= helpers
-    assert not {"copy_state", "group_into", "border_into", "borrow", "bit_index"} & helpers
+    assert {"argsort_ints", "sort_ints", "search_order", "empty_set"} <= helpers
+    assert not {"copy_state", "group_into", "border_into", "borrow", "bit_index", "take_emitted",
+                "sort_in_place"} & helpers
     head = "import numpy as np\nGAP = np.array([2, 1], np.int64)\n"
     for body, expected in (("x = np.empty(3, np.int64)", True), ("y = s.copy()", True),
-                           ("P, n = rt.take_emitted(ab, 3, P, 0, 1)", True), ("rt.copy_state(a, b, c, d)", False),
+                           ("rt.argsort_ints(K, n, O)", True), ("rt.copy_state(a, b, c, d)", False),
                            ("return s[0] + GAP[1]", False)):
         assert codegen.allocates(f"{head}\n@njit(cache=True)\ndef expand(s):\n    {body}\n") is expected, body
         assert not codegen.allocates(f"{head}\n@njit(cache=True)\ndef expand_at(s):\n    {body}\n"), body

@@ -322,6 +322,73 @@ def test_sparks_by_hand():
         assert (list(values["charge"]), values["lost"]) == ([2, 0, 0], 3)
 
 
+# ---- more particles in flight than the compiled backend first makes room for ---------------------------------
+CROWD = """game crowd "Crowd"
+
+layer bumper: bool static
+layer pad: bool static          # where a ray may be fired
+global bounces: 0..2
+global gone: 0..255
+global stopped: 0..255
+
+particle ray:
+    timing: half
+    stop: bumper
+    hit: bounce
+    leave: out
+
+# The first bumper reached sends down as many rays as one def may send at once (four a cell and sixty), while
+# other rays fly; later ones only count what stops there.
+def bounce(c: cell, k: int):
+    stopped = (stopped + k) % 256
+    if bounces == 0:
+        let many = 4 * count(cells) + 60
+        for j in 1..many:
+            emit ray(c, D)
+    bounces = min(bounces + 1, 2)
+
+def out(c: cell, d: dir):
+    gone = (gone + 1) % 256
+
+action fire(c: cell) "{c}":
+    require pad[c] and bounces == 0
+    emit ray(c)
+
+goal: gone == 122 and stopped == 2
+
+level grid:
+    '.': pass
+    '#': bumper = true
+    '*': pad = true
+"""
+
+
+def test_a_chain_with_more_particles_in_flight_than_room_grows_it():
+    """Fired from the middle of the top row of `#.*.#` (two rows below it), a ray reaches each bumper at once
+    while the one fired down still flies; the first bumper (in reading order) sends down as many rays as fit
+    the room the compiled backend makes at first, one too many with the ray in flight. It makes more and runs
+    the move (or the search) again, the other bumper's hit, pending when the room ran out, not forgotten: the
+    same successors as the reference backend (122 rays leave the board, 2 stop at a bumper), and every search
+    solves the level alike on both backends, whether the room grows while a Python search lists moves or
+    inside a native search."""
+    from gridrules.compiled.codegen import QUEUE
+    from gridrules.reference.evaluator import queue_room
+
+    inst = instance_from_rules(CROWD, "#.*.#\n.....\n.....\n")
+    reference, compiled = system(inst, "reference"), system(inst, "compiled")
+    assert compiled.work[5][QUEUE + 3] == queue_room(15) == 120
+    moves = compiled.successors(inst.initial)
+    assert sorted(moves) == sorted(reference.successors(inst.initial))
+    assert compiled.work[5][QUEUE + 3] > 120
+    after = inst.unpack(compiled.step(inst.initial, "1,3")[0])
+    assert (after["gone"], after["stopped"], after["bounces"]) == (122, 2, 2)
+    for algorithm in ("bfs", "astar", "iddfs", "idastar"):
+        fresh = system(inst, "compiled")  # (its room as first made: it grows inside the native search)
+        ours, theirs = api.solve(fresh, algorithm), solve(reference, algorithm)
+        assert (ours.status, ours.moves, ours.optimal) == (theirs.status, theirs.moves, True), algorithm
+        assert ours.cost == 1 and fresh.work[5][QUEUE + 3] > 120
+
+
 # ---- seed 000's program -------------------------------------------------------------------------------------
 def _seed000():
     from bench.seeds import SeedError, drops_pascal

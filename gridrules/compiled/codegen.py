@@ -32,10 +32,16 @@ NONE = -(1 << 40)
 # ab[12]: where the choices of the moves listed are kept, then their ranks, for a game with `chooses` or `ranks`;
 # ab[13]: the rank the move ran `ranks` with; ab[14]: the move ran `redundant`; ab[15]: where the words of the
 # state a search starts from lie, for a game with `redundant`, else -1); with particles, ab[QUEUE]
-# counts the particles queued,
-# ab[QUEUE + 1] is the queue's room, kind, cell and direction of each follow from ab[QUEUE + 2], and after the
-# queue lies the chain reaction's scratch (chain_code).
+# counts the particles queued, ab[QUEUE + 1] is the queue's room, ab[QUEUE + 2] and ab[QUEUE + 3] where the rows of
+# the particles in flight lie and how many there are room for (at the end of the row, where it grows:
+# system.CompiledSystem.more_particle_room); kind, cell and direction of each particle queued follow from
+# ab[QUEUE + 4], and after the queue lies the chain reaction's other scratch (chain_code).
 QUEUE = 16
+QUEUED = QUEUE + 4  # (where the queue's particles start)
+# What runtime.take_emitted raises (a literal there) when the particles in flight outgrow their rows: not a fault of
+# the rules but a call for more room (system.CompiledSystem.more_particle_room); then the move, or the search, runs
+# again.
+OUT_OF_ROOM = "gridrules:room"
 _MASK_ROWS = "@rows:{}@"  # stands for where a function's value masks of a layer go, until prologue knows
 SCRATCH = 3  # BM's rows: every cell, the cells not in the first column, not in the last; then sets' scratch rows
 HEADER = 4  # SG[0:4]: ROWS, COLS, N (cells), K (words of a set of cells)
@@ -118,8 +124,8 @@ def _allocating_helpers() -> frozenset:
 
 
 def allocates(source: str) -> bool:
-    """Whether a generated module's compiled code makes arrays, as its source shows (Drops' chain reactions grow
-    their particle table; Lianliankan's move order sorts into new rows): numba then compiles it only with
+    """Whether a generated module's compiled code makes arrays, as its source shows (Lianliankan's move order
+    sorts into new rows; chain reactions make none, see chain_code): numba then compiles it only with
     reference counting, and trying without_refcounts first would only cost a failed compile (~3..8 s of a first
     run). Only what numba compiles counts: the functions the entry points reach (not a heuristic left unchosen,
     nor what only `show` reads; the `_at` entries keep their reference counting anyway). A module that numba
@@ -1381,7 +1387,7 @@ class Lowering:
         o.dedent()
         for d in dirs:
             q = self.t("q")
-            o(f"{q} = {QUEUE + 2} + 3 * ab[{QUEUE}]")
+            o(f"{q} = {QUEUED} + 3 * ab[{QUEUE}]")
             o(f"ab[{q}], ab[{q} + 1], ab[{q} + 2] = {s.particle}, {i}, {d}")
             o(f"ab[{QUEUE}] += 1")
         if not ctx.get("chain"):
@@ -1832,15 +1838,18 @@ def chain_code(low: Lowering, rules) -> str:
         parts.append(low.define(f"stop_{k}", ["i", "D", "g"], o))
     o = Out()
     # scratch in `ab` after the queue (system._work): stops per (cell, kind), zero between chains; the keys
-    # touched in a step; the particles in flight (moved to a bigger array only if they outgrow it)
+    # touched in a step; at the row's end the particles in flight and those leaving in a step (as many: each
+    # leaves from a row), where a chain that outgrows them stops (take_emitted) for Python to grow them. No
+    # array is made here: the module then runs without reference counting (Drops' A* ~1.25x quicker).
     o(f"room = ab[{QUEUE + 1}]")
-    o(f"hk = {QUEUE + 2} + 3 * room")
+    o(f"hk = {QUEUED} + 3 * room")
     o(f"HK = ab[hk:hk + N * {nk}]")
     o(f"T = ab[hk + N * {nk}:hk + 2 * N * {nk}]")
-    o(f"P = ab[hk + 2 * N * {nk}:hk + 2 * N * {nk} + 4 * room].reshape((room, 4))")
-    o(f"P, n = rt.take_emitted(ab, {QUEUE}, P, 0, 1)")
+    o(f"at, rows = ab[{QUEUE + 2}], ab[{QUEUE + 3}]")
+    o("P = ab[at:at + 4 * rows].reshape((rows, 4))")
     if leaves:
-        o("G = np.empty((16, 3), np.int64)")
+        o("G = ab[at + 4 * rows:at + 7 * rows].reshape((rows, 3))")
+    o(f"n = rt.take_emitted(ab, {QUEUE}, P, 0, 1)")
     o("moves = 0")
     # (the next step with something due, kept up as particles are kept, moved and emitted: no pass to find it)
     o("nxt = 1")
@@ -1867,8 +1876,6 @@ def chain_code(low: Lowering, rules) -> str:
     o("if not (0 <= r < ROWS and 0 <= c < COLS):")
     o.indent()
     if leaves:
-        o("if ng == G.shape[0]:")
-        o("    G = rt.grown(G)")
         o("G[ng, 0], G[ng, 1], G[ng, 2] = k, i, d")
         o("ng += 1")
     o("continue")
@@ -1905,11 +1912,11 @@ def chain_code(low: Lowering, rules) -> str:
                 o(f"if k == {k}:")
                 o(f"    {low.def_name(p.leave, ctx)}(i // COLS, i % COLS, d, D, g, SL, SG, BM, ab)")
         o(f"if ab[{QUEUE}] != 0:")
-        o(f"    P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
+        o(f"    n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
         o("    nxt = step + 1")
         o.dedent()
     o("if nt > 1:")
-    o("    rt.sort_ints(T, nt)")
+    o("    rt.sort_in_place(T, nt)")
     o("for j in range(nt):")
     o.indent()
     o("key = T[j]")
@@ -1920,7 +1927,7 @@ def chain_code(low: Lowering, rules) -> str:
         o(f"{'if' if k == 0 else 'elif'} k == {k}:")
         o(f"    {low.def_name(p.hit, ctx)}(i // COLS, i % COLS, count, D, g, SL, SG, BM, ab)")
     o(f"if ab[{QUEUE}] != 0:  # (only a hit that emitted: most only grow a drop)")
-    o(f"    P, n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
+    o(f"    n = rt.take_emitted(ab, {QUEUE}, P, n, step + 1)")
     o("    nxt = step + 1")
     o.dedent()
     o.dedent()

@@ -148,32 +148,18 @@ def copy_state(D0, g0, D, g):
 
 @njit(cache=True)
 def take_emitted(ab, at, P, n, start):
-    """Move the particles queued in `ab` (count at ab[at], then from ab[at + 2] kind, cell, direction each) into
-    rows n.. of P, each to enter its first cell at step `start`; P grows when full. Returns P and its new row
-    count."""
+    """Move the particles queued in `ab` (count at ab[at], then from ab[at + 4] kind, cell, direction each) into
+    rows n.. of P, each to enter its first cell at step `start`. Returns P's new row count; raises
+    codegen.OUT_OF_ROOM when P has no room for them (no bigger array is made here: see codegen.chain_code)."""
     q = ab[at]
     if n + q > P.shape[0]:
-        bigger = np.empty((max(2 * P.shape[0], n + q), P.shape[1]), np.int64)
-        for j in range(n):
-            for x in range(P.shape[1]):
-                bigger[j, x] = P[j, x]
-        P = bigger
+        raise ValueError("gridrules:room")  # (codegen.OUT_OF_ROOM)
     for j in range(q):
-        e = at + 2 + 3 * j
+        e = at + 4 + 3 * j
         P[n, 0], P[n, 1], P[n, 2], P[n, 3] = ab[e], ab[e + 1], ab[e + 2], start
         n += 1
     ab[at] = 0
-    return P, n
-
-
-@njit(cache=True)
-def grown(rows):
-    """The same rows in an array twice as long."""
-    bigger = np.empty((2 * rows.shape[0], rows.shape[1]), np.int64)
-    for j in range(rows.shape[0]):
-        for x in range(rows.shape[1]):
-            bigger[j, x] = rows[j, x]
-    return bigger
+    return n
 
 
 @njit(cache=True)
@@ -301,15 +287,8 @@ def _span(a, n):
 def sort_ints(a, n):
     """Sort a[:n] in place: a few values by insertion; distinct values spanning less than 64 per value (a
     search's move numbers, say) are marked in a bit row and read back in order; others are heap-sorted."""
-    if n < 2:
-        return
-    if n <= 16:  # (a chain step's hits, mostly: the bit row would be an allocation each call, ~5 % of Drops' A*)
-        for i in range(1, n):
-            x, j = a[i], i - 1
-            while j >= 0 and a[j] > x:
-                a[j + 1] = a[j]
-                j -= 1
-            a[j + 1] = x
+    if n <= 16:
+        sort_in_place(a, n)
         return
     lo, span = _span(a, n)
     if 0 <= span < 64 * n:
@@ -332,6 +311,20 @@ def sort_ints(a, n):
                     a[k] = lo + w * 64 + bit_index(low)
                     k += 1
             return
+    sort_in_place(a, n)
+
+
+@njit(cache=True)
+def sort_in_place(a, n):
+    """Sort a[:n] in place, making no array (a chain step's hits): a few values by insertion, more by heap."""
+    if n <= 16:
+        for i in range(1, n):
+            x, j = a[i], i - 1
+            while j >= 0 and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+        return
     for start in range(n // 2 - 1, -1, -1):
         _sift_down(a, start, n)
     for end in range(n - 1, 0, -1):

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..errors import UsageError
-from .system import BAN_SLOTS
+from .system import BAN_SLOTS, OutOfRoom
 from solvers import _deepening as py_deepening  # (the Python IDA*'s table size and restarts: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
 
@@ -74,9 +74,10 @@ def _enlarged(a: np.ndarray, rows: int, used: int) -> np.ndarray:
 class _Pace:
     """Between native chunks: chunk sizes tuned to about a tenth of a second, the time limit, progress reports."""
 
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, start: float):
         self.budget = budget
-        self.start = self.now = self.last_report = time.perf_counter()
+        self.start = start
+        self.now = self.last_report = time.perf_counter()
         self.chunk = 256
 
     def time_is_up(self, spent: float) -> bool:
@@ -103,12 +104,22 @@ def _pow2(n: int) -> int:
 def native_search(system, algorithm: str, budget: Budget | None = None) -> Solution:
     """`algorithm` run in native code: best-first (`astar`, `bfs`) or iterative deepening (`idastar`, `iddfs`)."""
     budget = budget or Budget(admissible=system.admissible)
-    if algorithm in ("idastar", "iddfs"):
-        return _deepening(system, algorithm, budget)
+    search = _deepening if algorithm in ("idastar", "iddfs") else _best_first
+    start = None  # (the clock starts in the first search, once its loop is loaded, and runs on through a restart)
+    while True:
+        try:
+            return search(system, algorithm, budget, start)
+        except OutOfRoom as room:
+            # a chain reaction outgrew the room for particles in flight: the search starts again with more
+            system.more_particle_room()
+            start = room.start
+
+
+def _best_first(system, algorithm: str, budget: Budget, start: float | None) -> Solution:
     use_h = NATIVE[algorithm]
     best_first, rehash = system.native_loop("best_first")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
-    pace = _Pace(budget)
+    pace = _Pace(budget, start or time.perf_counter())
     start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
@@ -182,6 +193,9 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
+    except OutOfRoom as room:
+        room.start = start  # (native_search starts the search again, its clock running on)
+        raise
 
 
 def _path(system, arrays: _Arrays, row: int):
@@ -236,11 +250,11 @@ class _Table:
         return new
 
 
-def _deepening(system, algorithm: str, budget: Budget) -> Solution:
+def _deepening(system, algorithm: str, budget: Budget, start: float | None) -> Solution:
     use_h = NATIVE[algorithm]
     deepening, rehash = system.native_loop("deepening")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
-    pace = _Pace(budget)
+    pace = _Pace(budget, start or time.perf_counter())
     start = pace.start
     path = _Path(words, max(1, len(system.moves)), 64)
     path.PATH[0] = np.array(system.initial(), np.uint64)
@@ -315,6 +329,9 @@ def _deepening(system, algorithm: str, budget: Budget) -> Solution:
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
+    except OutOfRoom as room:
+        room.start = start  # (native_search starts the search again, its clock running on)
+        raise
     finally:
         ab[6] = -2  # (expand lists moves plainly again)
         ab[8] = 0

@@ -13,7 +13,8 @@ import numpy as np
 from . import about_to_compile, cache_dir, codegen, extension, numba_index
 from ..cache import store, write_atomic
 from .. import ir
-from .codegen import QUEUE, SCRATCH, Unsupported, generate, header_values, queue_room, without_refcounts
+from .codegen import (OUT_OF_ROOM, QUEUE, QUEUED, SCRATCH, Unsupported, generate, header_values, queue_room,
+                      without_refcounts)
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance, PerRules
 
@@ -152,6 +153,11 @@ def _too_deep(game: ir.Game, err: Exception) -> Exception:
     return err
 
 
+class OutOfRoom(Exception):
+    """A chain reaction outgrew the room for particles in flight (codegen.OUT_OF_ROOM): not a fault of the rules;
+    CompiledSystem.more_particle_room makes more, and what was running runs again."""
+
+
 class CompiledSystem:
     """successors / is_goal / heuristic through native code; states are the same tuples of words as the
     reference backend's, so the two can be compared state by state."""
@@ -211,7 +217,9 @@ class CompiledSystem:
                           inst.initial if inst.game.redundant else None, low.lines)
         _static_rows(low, self.SL, self.work[4], inst.cols)
         # where the ban table starts in ab (-1: none)
-        self.ban_at = len(self.work[5]) - len(_ban_table(ban_width)) if ban_width else -1
+        ab = self.work[5]
+        end = ab[QUEUE + 2] if inst.game.particles else len(ab)  # (the particles in flight follow the ban table)
+        self.ban_at = end - len(_ban_table(ban_width)) if ban_width else -1
         words = inst.layout.words
         self.S = np.zeros(words, np.uint64)  # the state handed to native code, filled in place
         self._entry, self._expand = {}, None  # (see _entry_point)
@@ -338,16 +346,42 @@ class CompiledSystem:
 
     def _rule_error(self, err: ValueError) -> Exception:
         """What a ValueError raised in native code means: a fault of the rules (the generated code raises
-        `gridrules:N`, N indexing the faults table) as the reference backend reports it, else itself."""
+        `gridrules:N`, N indexing the faults table) as the reference backend reports it, OutOfRoom for a chain
+        reaction that outgrew the room for particles in flight (codegen.OUT_OF_ROOM), else itself."""
         text = str(err)
         if not text.startswith("gridrules:"):
             return err
+        if text == OUT_OF_ROOM:
+            return OutOfRoom()
         message, span, hint = self.faults[int(text.split(":")[1])]
         if span is None:  # a fault of the move being expanded: at its action, as the reference says
             ab = self.work[5]
             span = self.inst.game.actions[int(self.MA[ab[1]])].span
             message = message.replace("{move}", self.moves[ab[1]]).replace("{value}", str(int(ab[2])))
         return RuleRuntimeError(message, span, hint)
+
+    def more_particle_room(self) -> None:
+        """Twice the room for particles in flight, after OutOfRoom: `ab` grows in place at its end, where they lie
+        (whoever holds it still does), and the chain's scratch that the stopped chain left is emptied. The move
+        that outgrew it, or the search, then runs again."""
+        ab = self.work[5]
+        rows = int(ab[QUEUE + 3])
+        ab.resize(int(ab[QUEUE + 2]) + len(_flight(2 * rows)), refcheck=False)  # (zero-filled; no view of ab is kept)
+        ab[QUEUE], ab[QUEUE + 3] = 0, 2 * rows
+        made = _chain_scratch(self.inst.rows * self.inst.cols, len(self.inst.game.particles))
+        ab[QUEUED: QUEUE + len(made)] = 0  # (the queue, and the stop counts: zero between chains)
+        self._desc = _descriptor(self._expand_args + (self.LIST,))  # (ab's address moved)
+
+    def _expanded(self) -> int:
+        """expand_at on the state in S (the successors listed in LIST): their count."""
+        try:
+            return (self._expand or self._entry_point("expand"))(self._desc)
+        except ValueError as err:
+            err = self._rule_error(err)
+            if not isinstance(err, OutOfRoom):
+                raise err from None
+        self.more_particle_room()
+        return self._expanded()
 
     def _put(self, state) -> None:
         """The state into S, where the entry points read it (one word through a memoryview: ~7x faster than
@@ -374,8 +408,8 @@ class CompiledSystem:
             self._pack(*state)
         try:
             n = (self._expand or self._entry_point("expand"))(self._desc)
-        except ValueError as err:
-            raise self._rule_error(err) from None
+        except ValueError:
+            n = self._expanded()  # (a fault of the rules, or a chain reaction that needs more room)
         # (zip takes each row's parts in turn: the move's number, the state's words, the cost)
         listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
         return list(zip(map(self._text, listed), zip(*[listed] * self._words), listed))
@@ -408,7 +442,7 @@ class CompiledSystem:
         ab = self.work[5]
         ab[6] = after
         try:
-            n = self._run(self._expand or self._entry_point("expand"), self._desc)
+            n = self._expanded()
         finally:
             ab[6] = -2
         texts = self.moves
@@ -421,7 +455,7 @@ class CompiledSystem:
         ab = self.work[5]
         ab[8] = 1
         try:
-            n = self._run(self._expand or self._entry_point("expand"), self._desc)
+            n = self._expanded()
         finally:
             ab[8] = 0
         texts = self.moves
@@ -551,8 +585,9 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     kinds) then the queue of particles emitted and not yet flying (codegen.QUEUE) and the chain reaction's
     scratch (codegen.chain_code). Then room for `choices` choices and as many ranks (a game with `chooses` or
     `ranks`: one per move), the words of `start` (a game with `redundant`: the packed state its searches start
-    from, where expand keeps redundant moves), and with `ban_width` (a game with `persists`: MARG's width), the
-    ban table (runtime.ban) ends the row."""
+    from, where expand keeps redundant moves), with `ban_width` (a game with `persists`: MARG's width) the ban
+    table (runtime.ban), and with particles the rows of those in flight end the row (it grows there:
+    CompiledSystem.more_particle_room)."""
     cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
@@ -598,7 +633,8 @@ def _static_rows(low, SL: np.ndarray, bm: np.ndarray, cols: int) -> None:
 
 def _flags_row(chain: list, choices: int, ban_width: int, start: tuple | None = None) -> np.ndarray:
     """`ab`: the flags, the particles' scratch, room for the choices and ranks (its place in ab[12]), the start
-    state's words (its place in ab[15]; as int64, bit for bit), the ban table."""
+    state's words (its place in ab[15]; as int64, bit for bit), the ban table, then the rows of the particles in
+    flight (where in ab[QUEUE + 2], for how many in ab[QUEUE + 3])."""
     row = _FLAGS + chain
     if choices:
         row[12] = len(row)
@@ -608,6 +644,9 @@ def _flags_row(chain: list, choices: int, ban_width: int, start: tuple | None = 
         row += [int(w) - (1 << 64) if w >= 1 << 63 else int(w) for w in start]
     if ban_width:
         row += _ban_table(ban_width)
+    if chain:  # (the particles in flight last: their room grows at the end, CompiledSystem.more_particle_room)
+        row[QUEUE + 2], row[QUEUE + 3] = len(row), chain[1]
+        row += _flight(chain[1])
     return np.array(row, np.int64)
 
 
@@ -622,9 +661,14 @@ assert len(_FLAGS) == QUEUE
 
 def _chain_scratch(cells: int, kinds: int) -> list[int]:
     """The particle queue (codegen.QUEUE) and the chain's scratch (codegen.chain_code): stop counts and touched
-    keys per cell and kind, and rows of 4 for the particles in flight."""
+    keys per cell and kind. (The rows of the particles in flight end the row: _flags_row.)"""
     room = queue_room(cells)
-    return [0, room] + [0] * (3 * room + 2 * cells * kinds + 4 * room)
+    return [0, room, 0, 0] + [0] * (3 * room + 2 * cells * kinds)
+
+
+def _flight(room: int) -> list[int]:
+    """Rows for `room` particles in flight (4 numbers each) and as many leaving in one step (3 each)."""
+    return [0] * (7 * room)
 
 
 def _slots(kind, x):
