@@ -1840,7 +1840,7 @@ def chain_code(low: Lowering, rules) -> str:
     # scratch in `ab` after the queue (system._work): stops per (cell, kind), zero between chains; the keys
     # touched in a step; at the row's end the particles in flight and those leaving in a step (as many: each
     # leaves from a row), where a chain that outgrows them stops (take_emitted) for Python to grow them. No
-    # array is made here: the module then runs without reference counting (Drops' A* ~1.25x quicker).
+    # array is made here: the module then runs without reference counting (Drops' A* ~1.2x quicker).
     o(f"room = ab[{QUEUE + 1}]")
     o(f"hk = {QUEUED} + 3 * room")
     o(f"HK = ab[hk:hk + N * {nk}]")

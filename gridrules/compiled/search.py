@@ -119,7 +119,7 @@ def _best_first(system, algorithm: str, budget: Budget, start: float | None) -> 
     use_h = NATIVE[algorithm]
     best_first, rehash = system.native_loop("best_first")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
-    pace = _Pace(budget, start or time.perf_counter())
+    pace = _Pace(budget, time.perf_counter() if start is None else start)
     start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
@@ -254,7 +254,7 @@ def _deepening(system, algorithm: str, budget: Budget, start: float | None) -> S
     use_h = NATIVE[algorithm]
     deepening, rehash = system.native_loop("deepening")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
-    pace = _Pace(budget, start or time.perf_counter())
+    pace = _Pace(budget, time.perf_counter() if start is None else start)
     start = pace.start
     path = _Path(words, max(1, len(system.moves)), 64)
     path.PATH[0] = np.array(system.initial(), np.uint64)
