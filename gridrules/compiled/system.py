@@ -218,7 +218,7 @@ class CompiledSystem:
         _static_rows(low, self.SL, self.work[4], inst.cols)
         # where the ban table starts in ab (-1: none)
         ab = self.work[5]
-        end = ab[QUEUE + 2] if inst.game.particles else len(ab)  # (the particles in flight follow the ban table)
+        end = int(ab[QUEUE + 2]) if inst.game.particles else len(ab)  # (the particles in flight follow the ban table)
         self.ban_at = end - len(_ban_table(ban_width)) if ban_width else -1
         words = inst.layout.words
         self.S = np.zeros(words, np.uint64)  # the state handed to native code, filled in place
