@@ -17,6 +17,12 @@ deep    the targets at depths 8 and 9 alone: gridrules' compiled A* (no seed 000
         depth; a board not solved within --time-limit counts as that limit at every depth its proved bound
         allows (give 60 s or more: board 94 takes ~40 s). Not run by `bench.run` (~10 minutes at 200 boards).
 
+finish7 the work the issue's "seed 000: 12..24 s" names: seed 000 finishing its depth-7 iteration (built with
+        its last depth lowered to 7, on the first --boards dense boards whose optimum is 8, where it finds no
+        line of 7 clicks) against gridrules' whole A* on the board (which proves that no line of 7 clicks or
+        fewer exists, over every click, and then finds one of 8). Not run by `bench.run` (a second reading of
+        the depth-7 target, reported beside it: the target itself is `dense`'s, on boards of optimum 7).
+
 orders  what Drops' `commutes` saves the path searches: the compiled iddfs and idastar on seeded dense boards
         (optimal depths 3..5), with drops.grl as it is and with its `commutes` line deleted; expansions,
         successors generated and time, side by side. Not run by `bench.run` (no target of its own).
@@ -151,6 +157,29 @@ def deep(count: int, time_limit: float) -> dict:
     return out
 
 
+def finish7(count: int, time_limit: float) -> dict:
+    """Seed 000 finishing depth 7 against gridrules' whole search, on the first `count` dense boards of optimum
+    8 (on deeper ones gridrules' search does more than seed 000's depth 7)."""
+    prog = seeds.drops_pascal(max_depth=7)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(count):
+            board = gen.drops_board("dense", k)
+            status, clicks, ours, _ = _gridrules(board, time_limit)
+            if status != "solved" or clicks != 8:
+                continue
+            found, theirs = _seed000(prog, board, time_limit, Path(tmp))
+            assert found is None, (k, found)  # (no line of 7 clicks exists: it finishes depth 7)
+            row = {"board": k, "optimum": clicks, "gridrules_s": round(ours, 3),
+                   "seed000_depth7_s": None if theirs is None else round(theirs, 3),
+                   "ratio": None if theirs is None else round(theirs / max(ours, 1e-6), 1)}
+            print(row, flush=True)
+            rows.append(row)
+    ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
+    return {"boards": rows, "median_ratio": statistics.median(ratios) if ratios else None,
+            "reading": "seed 000's depth-7 iteration, finished, against gridrules' whole search (>= 20x asked)"}
+
+
 def orders(count: int, time_limit: float) -> dict:
     """Each path search with and without `commutes` on the first `count` dense boards of optimal depth 3..5."""
     from gridrules import api
@@ -211,6 +240,7 @@ def main(argv=None) -> int:
     runners = {name: functools.partial(run, name) for name in ("threes", "dense")}
     runners["orders"] = functools.partial(orders, args.boards, args.time_limit)
     runners["deep"] = functools.partial(deep, args.boards, args.time_limit)
+    runners["finish7"] = functools.partial(finish7, args.boards, args.time_limit)
     return run_named(args.only, runners)
 
 

@@ -161,11 +161,17 @@ def bloxorz_pascal(maxn: int | None = None, maxq: int | None = None) -> Program:
     return _build(f"bloxorz-seed002{tag}", source, ".pas", ["fpc", "-O2", "-v0"], note)
 
 
-def drops_pascal() -> Program:
+def drops_pascal(max_depth: int | None = None) -> Program:
     """Seed 000's Pascal program, `fpc -O2`, unchanged: iterative deepening over clicks of 3s and 4s; reads
     `drop.in` (6 lines of 6 sizes) and writes `drop.out` (each click `row col`, 1-based, with the board after
-    it; the last click alone) in the current directory."""
-    return _build("drops-seed000", extract_pascal_drops(), ".pas", ["fpc", "-O2", "-v0"], "unchanged")
+    it; the last click alone) in the current directory. `max_depth` lowers its last depth (its `m`, 20): with 7
+    it stops after finishing depth 7, writing its `WARNING` line when no line of 7 clicks or fewer was found."""
+    if max_depth is None:
+        return _build("drops-seed000", extract_pascal_drops(), ".pas", ["fpc", "-O2", "-v0"], "unchanged")
+    source, count = re.subn(r"\bm=20;", f"m={max_depth};", extract_pascal_drops())
+    if count != 1:
+        raise SeedError("seed 000: `m=20;` not found; cannot lower its last depth")
+    return _build(f"drops-seed000-m{max_depth}", source, ".pas", ["fpc", "-O2", "-v0"], f"m 20 -> {max_depth}")
 
 
 def main() -> int:
