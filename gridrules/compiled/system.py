@@ -373,7 +373,9 @@ class CompiledSystem:
         self._desc = _descriptor(self._expand_args + (self.LIST,))  # (ab's address moved)
 
     def _expanded(self) -> int:
-        """expand_at on the state in S (the successors listed in LIST): their count."""
+        """expand_at on the state in S (the successors listed in LIST): their count. A chain reaction that outgrows
+        the room for particles in flight gets more and the state is expanded again; a fault of the rules is raised
+        as the reference backend reports it."""
         try:
             return (self._expand or self._entry_point("expand"))(self._desc)
         except ValueError as err:
