@@ -15,7 +15,8 @@ dense   seeded dense 6x6 boards of sizes 0..4 ("dense"), the same two, grouped b
 deep    the targets at depths 8 and 9 alone: gridrules' compiled A* (no seed 000) on the first --boards dense
         boards (200 hold the depth-9 ones: 40, 94, 119, 179, 180, 186, 192), the median search time at each
         depth; a board not solved within --time-limit counts as that limit at every depth its proved bound
-        allows (give 60 s or more: board 94 takes ~40 s). Not run by `bench.run` (~10 minutes at 200 boards).
+        allows (give 300 s: board 94 takes ~40 s, and at 60 s boards 144 and 171, deeper than 9, stay
+        undecided at >= 9 and count at depth 9). Not run by `bench.run` (~20 minutes at 200 boards and 300 s).
 
 finish7 the work the issue's "seed 000: 12..24 s" names: seed 000 finishing its depth-7 iteration (built with
         its last depth lowered to 7, on the first --boards dense boards whose optimum is 8, where it finds no
