@@ -145,17 +145,23 @@ def floodit_c(maxn: int = 8) -> Program:
     return _build(f"floodit-seed001-n{maxn}", source, ".c", ["gcc", "-O2", "-w"], note)
 
 
-def bloxorz_pascal(maxn: int | None = None, maxq: int | None = None) -> Program:
-    """Seed 002's Pascal program, `fpc -O2`; maxn/maxq raise its map size (15) and state cap (20000)."""
-    source = extract_pascal_bloxorz()
+def _pascal_consts(seed: int, source: str, changes) -> tuple[str, list[str]]:
+    """A Pascal listing with constants changed, (name, new value, the listing's value) each (None or the listing's
+    value: left as it is), and a note per change."""
     notes = []
-    for const, value, default in (("maxn", maxn, 15), ("maxq", maxq, 20000)):
+    for const, value, default in changes:
         if value is None or value == default:
             continue
         source, count = re.subn(rf"\b{const}\s*=\s*{default}\s*;", f"{const}={value};", source)
         if count != 1:
-            raise SeedError(f"seed 002: `{const}={default};` not found; cannot raise it")
+            raise SeedError(f"seed {seed:03d}: `{const}={default};` not found; cannot change it")
         notes.append(f"{const} {default} -> {value}")
+    return source, notes
+
+
+def bloxorz_pascal(maxn: int | None = None, maxq: int | None = None) -> Program:
+    """Seed 002's Pascal program, `fpc -O2`; maxn/maxq raise its map size (15) and state cap (20000)."""
+    source, notes = _pascal_consts(2, extract_pascal_bloxorz(), (("maxn", maxn, 15), ("maxq", maxq, 20000)))
     note = ", ".join(notes) if notes else "unchanged"
     tag = "" if not notes else f"-n{maxn or 15}-q{maxq or 20000}"
     return _build(f"bloxorz-seed002{tag}", source, ".pas", ["fpc", "-O2", "-v0"], note)
@@ -166,12 +172,10 @@ def drops_pascal(max_depth: int | None = None) -> Program:
     `drop.in` (6 lines of 6 sizes) and writes `drop.out` (each click `row col`, 1-based, with the board after
     it; the last click alone) in the current directory. `max_depth` lowers its last depth (its `m`, 20): with 7
     it stops after finishing depth 7, writing its `WARNING` line when no line of 7 clicks or fewer was found."""
-    if max_depth is None:
-        return _build("drops-seed000", extract_pascal_drops(), ".pas", ["fpc", "-O2", "-v0"], "unchanged")
-    source, count = re.subn(r"\bm=20;", f"m={max_depth};", extract_pascal_drops())
-    if count != 1:
-        raise SeedError("seed 000: `m=20;` not found; cannot lower its last depth")
-    return _build(f"drops-seed000-m{max_depth}", source, ".pas", ["fpc", "-O2", "-v0"], f"m 20 -> {max_depth}")
+    source, notes = _pascal_consts(0, extract_pascal_drops(), (("m", max_depth, 20),))
+    if not notes:
+        return _build("drops-seed000", source, ".pas", ["fpc", "-O2", "-v0"], "unchanged")
+    return _build(f"drops-seed000-m{max_depth}", source, ".pas", ["fpc", "-O2", "-v0"], notes[0])
 
 
 def main() -> int:

@@ -38,6 +38,7 @@ NONE = -(1 << 40)
 # ab[QUEUE + 4], and after the queue lies the chain reaction's other scratch (chain_code).
 QUEUE = 16
 QUEUED = QUEUE + 4  # (where the queue's particles start)
+IN_FLIGHT, LEAVING = 4, 3  # numbers a row of a particle in flight holds (kind, cell, dir, step due), of one leaving
 # What runtime.take_emitted raises (a literal there) when the particles in flight outgrow their rows: not a fault of
 # the rules but a call for more room (system.CompiledSystem.more_particle_room); then the move, or the search, runs
 # again.
@@ -1846,9 +1847,9 @@ def chain_code(low: Lowering, rules) -> str:
     o(f"HK = ab[hk:hk + N * {nk}]")
     o(f"T = ab[hk + N * {nk}:hk + 2 * N * {nk}]")
     o(f"at, rows = ab[{QUEUE + 2}], ab[{QUEUE + 3}]")
-    o("P = ab[at:at + 4 * rows].reshape((rows, 4))")
+    o(f"P = ab[at:at + {IN_FLIGHT} * rows].reshape((rows, {IN_FLIGHT}))")
     if leaves:
-        o("G = ab[at + 4 * rows:at + 7 * rows].reshape((rows, 3))")
+        o(f"G = ab[at + {IN_FLIGHT} * rows:at + {IN_FLIGHT + LEAVING} * rows].reshape((rows, {LEAVING}))")
     o(f"n = rt.take_emitted(ab, {QUEUE}, P, 0, 1)")
     o("moves = 0")
     # (the next step with something due, kept up as particles are kept, moved and emitted: no pass to find it)

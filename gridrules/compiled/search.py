@@ -74,10 +74,12 @@ def _enlarged(a: np.ndarray, rows: int, used: int) -> np.ndarray:
 class _Pace:
     """Between native chunks: chunk sizes tuned to about a tenth of a second, the time limit, progress reports."""
 
-    def __init__(self, budget: Budget, start: float):
+    def __init__(self, budget: Budget, clock: list):
+        """clock: [when the search started], empty until it first does (a restarted search keeps its start)."""
         self.budget = budget
-        self.start = start
         self.now = self.last_report = time.perf_counter()
+        clock[:] = clock or [self.now]
+        self.start = clock[0]
         self.chunk = 256
 
     def time_is_up(self, spent: float) -> bool:
@@ -105,21 +107,20 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
     """`algorithm` run in native code: best-first (`astar`, `bfs`) or iterative deepening (`idastar`, `iddfs`)."""
     budget = budget or Budget(admissible=system.admissible)
     search = _deepening if algorithm in ("idastar", "iddfs") else _best_first
-    start = None  # (the clock starts in the first search, once its loop is loaded, and runs on through a restart)
+    clock = []  # (set in the first search, once its loop is loaded; a restart runs on from it)
     while True:
         try:
-            return search(system, algorithm, budget, start)
-        except OutOfRoom as room:
+            return search(system, algorithm, budget, clock)
+        except OutOfRoom:
             # a chain reaction outgrew the room for particles in flight: the search starts again with more
             system.more_particle_room()
-            start = room.start
 
 
-def _best_first(system, algorithm: str, budget: Budget, start: float | None) -> Solution:
+def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution:
     use_h = NATIVE[algorithm]
     best_first, rehash = system.native_loop("best_first")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
-    pace = _Pace(budget, time.perf_counter() if start is None else start)
+    pace = _Pace(budget, clock)
     start = pace.start
     arrays = _Arrays(words, START_CAPACITY)
     arrays.K[0] = np.array(system.initial(), np.uint64)
@@ -193,9 +194,6 @@ def _best_first(system, algorithm: str, budget: Budget, start: float | None) -> 
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
-    except OutOfRoom as room:
-        room.start = start  # (native_search starts the search again, its clock running on)
-        raise
 
 
 def _path(system, arrays: _Arrays, row: int):
@@ -250,11 +248,11 @@ class _Table:
         return new
 
 
-def _deepening(system, algorithm: str, budget: Budget, start: float | None) -> Solution:
+def _deepening(system, algorithm: str, budget: Budget, clock: list) -> Solution:
     use_h = NATIVE[algorithm]
     deepening, rehash = system.native_loop("deepening")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
-    pace = _Pace(budget, time.perf_counter() if start is None else start)
+    pace = _Pace(budget, clock)
     start = pace.start
     path = _Path(words, max(1, len(system.moves)), 64)
     path.PATH[0] = np.array(system.initial(), np.uint64)
@@ -329,9 +327,6 @@ def _deepening(system, algorithm: str, budget: Budget, start: float | None) -> S
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)
-    except OutOfRoom as room:
-        room.start = start  # (native_search starts the search again, its clock running on)
-        raise
     finally:
         ab[6] = -2  # (expand lists moves plainly again)
         ab[8] = 0

@@ -13,8 +13,8 @@ import numpy as np
 from . import about_to_compile, cache_dir, codegen, extension, numba_index
 from ..cache import store, write_atomic
 from .. import ir
-from .codegen import (OUT_OF_ROOM, QUEUE, QUEUED, SCRATCH, Unsupported, generate, header_values, queue_room,
-                      without_refcounts)
+from .codegen import (IN_FLIGHT, LEAVING, OUT_OF_ROOM, QUEUE, QUEUED, SCRATCH, Unsupported, generate,
+                      header_values, queue_room, without_refcounts)
 from ..errors import RuleRuntimeError, UsageError
 from ..instance import Instance, PerRules
 
@@ -366,7 +366,7 @@ class CompiledSystem:
         that outgrew it, or the search, then runs again."""
         ab = self.work[5]
         rows = int(ab[QUEUE + 3])
-        ab.resize(int(ab[QUEUE + 2]) + len(_flight(2 * rows)), refcheck=False)  # (zero-filled; no view of ab is kept)
+        ab.resize(int(ab[QUEUE + 2]) + _flight(2 * rows), refcheck=False)  # (zero-filled; no view of ab is kept)
         ab[QUEUE], ab[QUEUE + 3] = 0, 2 * rows
         made = _chain_scratch(self.inst.rows * self.inst.cols, len(self.inst.game.particles))
         ab[QUEUED: QUEUE + len(made)] = 0  # (the queue, and the stop counts: zero between chains)
@@ -648,7 +648,7 @@ def _flags_row(chain: list, choices: int, ban_width: int, start: tuple | None = 
         row += _ban_table(ban_width)
     if chain:  # (the particles in flight last: their room grows at the end, CompiledSystem.more_particle_room)
         row[QUEUE + 2], row[QUEUE + 3] = len(row), chain[1]
-        row += _flight(chain[1])
+        row += [0] * _flight(chain[1])
     return np.array(row, np.int64)
 
 
@@ -668,9 +668,9 @@ def _chain_scratch(cells: int, kinds: int) -> list[int]:
     return [0, room, 0, 0] + [0] * (3 * room + 2 * cells * kinds)
 
 
-def _flight(room: int) -> list[int]:
-    """Rows for `room` particles in flight (4 numbers each) and as many leaving in one step (3 each)."""
-    return [0] * (7 * room)
+def _flight(room: int) -> int:
+    """The numbers that rows for `room` particles in flight take, and as many leaving in one step."""
+    return (IN_FLIGHT + LEAVING) * room
 
 
 def _slots(kind, x):
