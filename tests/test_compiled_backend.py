@@ -295,6 +295,35 @@ def test_the_native_frontier_takes_entries_in_the_python_searches_order(first, o
         assert (g, i) == (-want[1], want[3])
     assert not line and not heap
 
+def test_a_search_on_the_buffers_a_larger_one_left_behind_does_what_a_fresh_one_does():
+    """A finished search leaves its buffers to the next (search._Arrays.for_search), full of its states, table
+    entries and frontier rows: the next search, and a search that grows within them, expand, make and answer
+    exactly what they do on new arrays, and a search with more words a state gets arrays of its own."""
+    from gridrules.compiled import search
+
+    big = "S" + "." * 59 + "\n" + ("." * 60 + "\n") * 58 + "." * 59 + "E\n"  # (past START_CAPACITY states)
+    small = "S..\n.#.\n..E\n"
+    levels = [instance_from_rules(WALKER, text, {"jump": 5}) for text in (big, small, big)]
+
+    def run(inst, algorithm):
+        sol = system(inst, "compiled").search(algorithm)
+        return sol.status, sol.moves, sol.cost, sol.stats.expanded, sol.stats.generated, sol.stats.peak_states
+
+    for algorithm in ("bfs", "astar"):
+        fresh = []
+        for inst in levels:
+            search._spare.clear()
+            fresh.append(run(inst, algorithm))
+        search._spare.clear()
+        assert [run(inst, algorithm) for inst in levels] == fresh  # (reusing: big leaves its buffers to the rest)
+        assert search._spare and search._spare[0]._K.shape[0] > search.START_CAPACITY
+        assert fresh[0][5] > search.START_CAPACITY and fresh[0][0] == SOLVED
+    kept = search._spare[0]
+    words = kept._K.shape[1]
+    arrays = search._Arrays.for_search(words + 1)
+    assert arrays is not kept and arrays.K.shape[1] == words + 1 and not search._spare
+
+
 def test_native_breadth_first_ring_grows():
     """A breadth-first search past the first arrays' room (loops.START_CAPACITY states) whose ring has wrapped
     (a free move at the start puts a state before slot 0): the exact optimum, and the moves replay."""
