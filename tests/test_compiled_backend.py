@@ -1461,3 +1461,58 @@ def test_masks_read_after_the_copy_see_every_store(board, seed):
     inst = instance_from_rules(AFTER_COPY, board)
     _, nat = walk_and_compare(inst, seed)
     assert "if P_v else" in nat.source  # (the masks before a store are the parent's planes)
+
+
+# A layer that moves store only as sets is kept in bit planes through a move (codegen.plane_layers): several
+# planes (0..5), stored as a set, then read cell by cell and as masks in the same move, and read before the move's
+# copy; a second copy of the rules also reads it cell by cell in a def that a move calls, which keeps it as rows.
+PAINTER = """game painter
+layer paint: 0..5
+layer wall: bool static
+global last: 0..5
+
+action brush(p: cell, c: 0..5) "{p}:{c}":
+    require not wall[p] and paint[p] != c
+    let blob = region(p, paint == paint[p] and not wall)
+    paint[blob] = c
+    require paint[p] == c
+    if any((cells where paint == c and not wall) - (cells where paint == last)):
+        last = c
+    else:
+        paint[cells where paint == 0 and not wall] = 5
+
+goal: distinct(cells where not wall, paint) == 1
+
+level grid:
+    '#': wall = true
+    '0'..'5': paint = value
+"""
+PAINTER_DEF = PAINTER.replace("""    if any((cells""", """    if odd(p) and any((cells""").replace(
+    "goal:", "def odd(q: cell):\n    return paint[q] % 2 == 1\n\ngoal:")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 5), st.integers(2, 9), st.integers(0, 10**6))
+def test_a_layer_moves_store_as_sets_is_kept_in_planes_and_agrees_with_the_reference(rows, cols, seed):
+    from gridrules.compiled.codegen import generate
+    from gridrules.reference.system import interpreter
+
+    rng = random.Random(seed)
+    board = "".join("".join(rng.choice("0123451#") for _ in range(cols)) + "\n" for _ in range(rows))
+    for rules, kept in ((PAINTER, {"paint"}), (PAINTER_DEF, set())):
+        inst = instance_from_rules(rules, board)
+        low = generate(inst, None, interpreter(inst))[1]
+        assert set(low.in_planes) == kept
+        walk_and_compare(inst, seed, steps=10)
+
+
+def test_flood_it_keeps_its_flooded_region_in_planes():
+    """The move of 14x14 Flood-It stores `flooded` only as a set: expand never decodes it, and a move neither
+    copies nor encodes it a cell at a time (~1.2x on 1000 boards: bench/README.md)."""
+    from gridrules.compiled.codegen import generate
+    from gridrules.reference.system import interpreter
+
+    inst = load("floodit", ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")[1]
+    source, low, _ = generate(inst, None, interpreter(inst))
+    assert set(low.in_planes) == {"flooded"} and not low.stale
+    assert "_decode_moving(s, " in source and "rt.planes_store(" in source and "copy_state" not in source

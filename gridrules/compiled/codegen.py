@@ -422,7 +422,7 @@ class Out:
 
 
 class Lowering:
-    def __init__(self, inst: Instance, heuristic: str | None):
+    def __init__(self, inst: Instance, heuristic: str | None, planes: frozenset = frozenset()):
         self.inst = inst
         self.game = inst.game
         # The code reads the board's dimensions at run time (ROWS, COLS, N cells, K words per set: the head of
@@ -478,6 +478,19 @@ class Lowering:
         self.bodies = {b.name: i for i, b in enumerate(self.game.bodies)}
         self.emitters = emitters(self.game)
         self.state = ("D", "g")  # the dynamic rows and slots code reads: a move's copy, or its parent (D0, g0)
+        # Layers kept in planes through a move (`planes`: generate decides, see plane_layers): expand decodes
+        # them not, a move's copy holds their bit planes in BM rows (a plane a row) instead of a number a cell,
+        # its stores and reads work on those, and its state is encoded from them (Flood-It: no 196 numbers a
+        # state decoded, copied for each move and encoded back). `moving` is set while code on a move's path is
+        # lowered, where those layers' rows hold nothing: `stale` collects the layers such code would read a
+        # row of, and generate then keeps them as rows.
+        self.in_planes: dict[str, tuple[int, int]] = {}  # layer -> (its first BM row, its planes)
+        for name in sorted(planes):
+            count = bits_for(inst.doms[name].count)
+            self.in_planes[name] = (SCRATCH + self.set_rows, count)
+            self.set_rows += count
+        self.moving = False
+        self.stale: set[str] = set()
 
     # ---- helpers
     def t(self, base="t") -> str:
@@ -522,8 +535,19 @@ class Lowering:
 
     def layer_ref(self, name: str) -> str:
         if name in self.dyn_layers:
+            if self.moving and name in self.in_planes:
+                self.stale.add(name)
             return f"{self.state[0]}[{self.dyn_layers.index(name)}]"
         return f"SL[{self.static_layers.index(name)}]"
+
+    def planes_ref(self, name: str) -> str:
+        """The BM rows a move's copy keeps a layer's planes in (in_planes)."""
+        first, count = self.in_planes[name]
+        return f"BM[{first}:{first + count}]"
+
+    def kept_in_planes(self, name: str) -> bool:
+        """Whether the code being lowered reads and stores `name` in a move's planes (after the move's copy)."""
+        return self.parent is not None and self.packed is None and name in self.in_planes
 
     @staticmethod
     def cell_of(ref: str, i: str) -> str:
@@ -638,7 +662,6 @@ class Lowering:
         return self._snap(self._read_slots(e.ty, arr, base), o)
 
     def x_LayerAt(self, e, o, ctx):
-        ref = self.layer_ref(e.layer)
         if isinstance(e.cell, ir.Here):
             i = ctx["here_index"][-1]
         elif isinstance(e.cell, ir.Local) and e.cell.slot in self.cell_at:
@@ -650,8 +673,11 @@ class Lowering:
             at = HEADER + 2 * self.dyn_layers.index(e.layer)
             o(f"{v} = rt.plane_code({self.packed}, SG[{at}], SG[{at + 1}], K, {i}) + {self.codes(e.layer)[0]}"
               + (" != 0" if e.ty == ir.BOOL else ""))
+        elif self.kept_in_planes(e.layer):
+            o(f"{v} = rt.planes_code({self.planes_ref(e.layer)}, {i}) + {self.codes(e.layer)[0]}"
+              + (" != 0" if e.ty == ir.BOOL else ""))
         else:
-            o(f"{v} = {self.cell_of(ref, i)}" + (" != 0" if e.ty == ir.BOOL else ""))
+            o(f"{v} = {self.cell_of(self.layer_ref(e.layer), i)}" + (" != 0" if e.ty == ir.BOOL else ""))
         if e.ty == ir.CELL:  # a cell layer holds codes: r * cols + c, or the cell count for none
             return self._snap((f"({v} // COLS if {v} != N else NONE)",
                                f"({v} % COLS if {v} != N else 0)"), o)
@@ -995,15 +1021,22 @@ class Lowering:
         o(f"if not {ok}:")
         o.indent()
         rows = _MASK_ROWS.format(layer)  # (where they go: prologue decides)
-        cells = f"rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})"
         packed = self.packed or self.parent
+        if self.kept_in_planes(layer):
+            o(f"{m} = rt.planes_masks({self.planes_ref(layer)}, {count}, FULL, {rows})")
+            o(f"{ok} = True")
+            o.dedent()
+            return m
+        def cells():
+            return f"rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})"
+
         if packed and layer in self.dyn_layers:
             at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
             planes = f"rt.plane_masks({packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})"
             # (after a move's copy, the copy's row is the parent's until a store)
-            o(f"{m} = {planes}" if self.packed else f"{m} = {planes} if P_{layer} else {cells}")
+            o(f"{m} = {planes}" if self.packed else f"{m} = {planes} if P_{layer} else {cells()}")
         else:
-            o(f"{m} = {cells}")
+            o(f"{m} = {cells()}")
         o(f"{ok} = True")
         o.dedent()
         return m
@@ -1345,6 +1378,9 @@ class Lowering:
         if s.value.ty == ir.CELL:
             v = self._cell_code(v, o, f"layer `{s.layer}`", s.span)
         self._check_int(s.layer, v, o, s.span)
+        if self.kept_in_planes(s.layer):
+            self._store_planes(s, v, o, ctx)
+            return
         ref = self.layer_ref(s.layer)
         if s.where.ty == ir.SET:
             cells = self.ex(s.where, o, ctx)
@@ -1359,6 +1395,21 @@ class Lowering:
             else:
                 i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
             o(f"{self.cell_of(ref, i)} = {v}")
+        self.forget_masks(o, s.layer)
+
+    def _store_planes(self, s, v, o, ctx):
+        """s_SetLayer for a layer kept in planes (in_planes): the cells' bits in each plane set or cleared."""
+        rows, code = self.planes_ref(s.layer), f"(np.int64({v}) - {self.codes(s.layer)[0]})"
+        if s.where.ty == ir.SET:
+            o(f"rt.planes_store({rows}, {self.ex(s.where, o, ctx)}, {code}, FULL)")
+        else:
+            if isinstance(s.where, ir.Here):
+                i = ctx["here_index"][-1]
+            elif isinstance(s.where, ir.Local) and s.where.slot in self.cell_at:
+                i = self.cell_at[s.where.slot]
+            else:
+                i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
+            o(f"rt.planes_store_cell({rows}, {i}, {code})")
         self.forget_masks(o, s.layer)
 
     def s_Require(self, s, o, ctx):
@@ -1536,7 +1587,15 @@ class Lowering:
         ctx = {"kind": "action", "abort": "return False", "here_index": []}
         # (the parent's packed state: value masks from its planes, and kept after the copy)
         self.lower(body[:n], o, ctx, ("D0", "g0"), "s")
-        o("rt.copy_state(D0, g0, D, g)")
+        if self.in_planes:  # (the other layers' rows and the slots copied; these layers' planes from the parent)
+            for li, layer in enumerate(self.dyn_layers):
+                if layer in self.in_planes:
+                    o(f"rt.planes_in(s, SG[{HEADER + 2 * li}], {self.planes_ref(layer)})")
+                else:
+                    o(f"rt.copy_row(D0, D, {li})")
+            o("rt.copy_into(g0, g)")
+        else:
+            o("rt.copy_state(D0, g0, D, g)")
         for layer in self.dyn_layers:  # (its rows are the parent's planes until a store: masks from those)
             o(f"P_{layer} = True")
         self.parent = "s"
@@ -1595,7 +1654,23 @@ class Lowering:
 def _state_code(low: Lowering) -> str:
     """_decode(s, D, g, SG) and _encode(D, g, SG, out): the layout of layout.py, in native code, on arrays the
     caller owns (a search allocates its working rows once, not once per state). Where each field lies depends
-    on the board size, so it is read from SG's header (see `header_values`)."""
+    on the board size, so it is read from SG's header (see `header_values`). With layers kept in planes through
+    a move (Lowering.in_planes), also expand's _decode_moving, which leaves them out, and _encode_moving(D, g,
+    SG, BM, out), which takes their planes from the move's BM rows."""
+    dec, enc = _state_lines(low, ())
+    code = ("@njit(cache=True)\ndef _decode(s, D, g, SG):\n" + "\n".join(_board_names(dec) + dec)
+            + "\n\n\n@njit(cache=True)\ndef _encode(D, g, SG, out):\n" + "\n".join(_board_names(enc) + enc) + "\n")
+    if low.in_planes:
+        dec, enc = _state_lines(low, low.in_planes)
+        code += ("\n\n@njit(cache=True)\ndef _decode_moving(s, D, g, SG):\n" + "\n".join(_board_names(dec) + dec)
+                 + "\n\n\n@njit(cache=True)\ndef _encode_moving(D, g, SG, BM, out):\n"
+                 + "\n".join(_board_names(enc) + enc) + "\n")
+    return code
+
+
+def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
+    """The bodies of _decode and _encode, with the layers in `planes` left out of the one and taken from the move's
+    BM rows (Lowering.planes_ref) by the other."""
     inst = low.inst
     dec, enc = Out(), Out()
     enc("rt.clear(out)")
@@ -1603,6 +1678,12 @@ def _state_code(low: Lowering) -> str:
         dom = inst.doms[name]
         lo = dom.lo if dom.kind == "int" else 0
         at = HEADER + 2 * li  # first plane's word, bits per cell
+        if name in planes:
+            enc(f"p, W = SG[{at}], {low.planes_ref(name)}")
+            enc("for q in range(W.shape[0]):")
+            enc("    for w in range(K):")
+            enc("        out[p + q * K + w] |= W[q, w]")
+            continue
         if dom.kind != "cell":  # bits per cell fixed by the domain
             _planes_code(li, lo, at, bits_for(dom.count), dec, enc)
             continue
@@ -1666,9 +1747,7 @@ def _state_code(low: Lowering) -> str:
         enc("out[word] |= acc")
     dec("return")
     enc("return")
-    return ("@njit(cache=True)\ndef _decode(s, D, g, SG):\n" + "\n".join(_board_names(dec.lines) + dec.lines)
-            + "\n\n\n@njit(cache=True)\ndef _encode(D, g, SG, out):\n"
-            + "\n".join(_board_names(enc.lines) + enc.lines) + "\n")
+    return dec.lines, enc.lines
 
 
 def _planes_code(li: int, lo: int, at: int, nbits: int, dec: Out, enc: Out):
@@ -1727,9 +1806,48 @@ def header_values(low: Lowering) -> list[int]:
 def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[str, Lowering, list]:
     """The module's source, its lowering (error table) and the action instances (what each move index is:
     `moves`, or all of them); `rules` is the instance's reference interpreter (reference.system.interpreter),
-    which numbers the moves."""
-    low = Lowering(inst, heuristic)
+    which numbers the moves. The layers plane_layers offers are kept in planes through a move unless code on a
+    move's path reads their rows: those are found by lowering, and the module is lowered again without them."""
+    planes = plane_layers(inst)
+    while True:
+        source, low, listed = _generate(inst, heuristic, rules, moves, planes)
+        if not low.stale:
+            return source, low, listed
+        planes -= low.stale
+
+
+def plane_layers(inst: Instance) -> frozenset:
+    """The dynamic layers a move may keep in planes (Lowering.in_planes): those some action stores into as a set
+    and nothing stores into a cell at a time, of a fixed number of bits a cell (not cells), in a game without
+    particles (a chain reaction reads and stores cell by cell)."""
     game = inst.game
+    if game.particles:
+        return frozenset()
+    as_sets, by_cell = set(), set()
+    for proc in [a.proc for a in game.actions] + list(game.defs):
+        ir.contains(proc.body, lambda x: isinstance(x, ir.SetLayer)
+                    and (as_sets if x.where.ty == ir.SET else by_cell).add(x.layer))
+    return frozenset(name for name in as_sets - by_cell
+                     if name in inst.dynamic and inst.doms[name].kind != "cell")
+
+
+def _move_defs(game: ir.Game) -> set[str]:
+    """The defs that code on a move's path may call: the actions', the `fails` conditions', and those they call."""
+    found: set[str] = set()
+    roots = [a.proc.body for a in game.actions] + [a.cost for a in game.actions] + list(game.fails)
+    while roots:
+        called = set()
+        for node in roots:
+            ir.contains(node, lambda x: isinstance(x, ir.CallDef) and called.add(x.name))
+        roots = [game.proc(name).body for name in called - found]
+        found |= called
+    return found
+
+
+def _generate(inst: Instance, heuristic: str | None, rules, moves, planes: frozenset):
+    low = Lowering(inst, heuristic, planes)
+    game = inst.game
+    on_moves = _move_defs(game)
     _ON_BOARD.clear()  # (defs first: their cell parameters may be any cell)
     parts = [
         f"# Generated by gridrules for the game `{game.name}`: do not edit.",  # (no path: a moved file stays cached)
@@ -1762,10 +1880,12 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
     parts.append(_state_code(low))
     for d in game.defs:
         tail = low.dummy(d.returns)
+        low.moving = d.name in on_moves
         parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
         if d.name in low.emitters:
             parts.append(low.function(f"chain_def_{d.name}", low.params_code(d), d.body, "def", tail, tail,
                                       chain=True))
+    low.moving = True  # (the chain reaction, and the actions: code on a move's path)
     if game.particles:
         parts.append(chain_code(low, rules))
     # actions: one function per action; the move list enumerates parameter values whose `when` holds
@@ -1805,12 +1925,15 @@ def generate(inst: Instance, heuristic: str | None, rules, moves=None) -> tuple[
         parts.append(low.function(f"cost_{ai}", low.params_code(action.proc), cost_proc.body, "heuristic",
                                   "return 0", None, state=("D0", "g0")))
     _ON_BOARD.clear()
+    low.moving = False
     for hi, h in enumerate(game.heuristics):  # (a heuristic reads the state it is given, never changes it)
         parts.append(low.function(f"h_{hi}", ["s"], h.proc.body, "heuristic", "return 0", None, packed="s"))
     if game.score is not None:
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
     parts.append(_any_function(low, "_goal", game.goals, packed=True))
+    low.moving = True  # (expand tests the move's copy)
     parts.append(_any_function(low, "_failed", game.fails))
+    low.moving = False
     if game.deadlocks:
         parts.append(_any_function(low, "_deadlock", game.deadlocks, packed=True))
     for ai, key in low.pair_actions.items():
@@ -2077,7 +2200,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     the fixed signatures of loops.py. Each works on scratch rows its caller owns (system._work: D0, g0: the
     decoded parent; D, g: one move's copy)."""
     o = Out()
-    o("_decode(s, D0, g0, SG)")
+    o("_decode_moving(s, D0, g0, SG)" if low.in_planes else "_decode(s, D0, g0, SG)")
     used = steps.keys()  # (the actions the level's moves use, with their prefilter steps)
     for ai in steps:  # each prefilter step's memo over the cells (`_memo_sides`)
         for _, memo, value, _ in _memo_sides(ai, steps[ai]):
@@ -2182,7 +2305,7 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     o("ok = False")
     o.dedent()
     o("if ok:  # (packed first, as the reference does: a cell stored off the board is an error before `fail`)")
-    o("    _encode(D, g, SG, OUT[n])")
+    o("    _encode_moving(D, g, SG, BM, OUT[n])" if low.in_planes else "    _encode(D, g, SG, OUT[n])")
     o("    ok = not _failed(D, g, SL, SG, BM, ab)")
     o("if ok:")
     o.indent()
