@@ -295,6 +295,7 @@ def test_the_native_frontier_takes_entries_in_the_python_searches_order(first, o
         assert (g, i) == (-want[1], want[3])
     assert not line and not heap
 
+
 def test_a_search_on_the_buffers_a_larger_one_left_behind_does_what_a_fresh_one_does():
     """A finished search leaves its buffers to the next (search._Arrays.for_search), full of its states, table
     entries and frontier rows: the next search, and a search that grows within them, expand, make and answer
@@ -1507,8 +1508,8 @@ def test_a_layer_moves_store_as_sets_is_kept_in_planes_and_agrees_with_the_refer
 
 
 def test_flood_it_keeps_its_flooded_region_in_planes():
-    """The move of 14x14 Flood-It stores `flooded` only as a set: expand never decodes it, and a move neither
-    copies nor encodes it a cell at a time (~1.2x on 1000 boards: bench/README.md)."""
+    """Flood-It's moves store `flooded` only as a set: expand never decodes it, and a move neither copies nor
+    encodes it a cell at a time (14x14 boards: ~1.2x, bench/README.md)."""
     from gridrules.compiled.codegen import generate
     from gridrules.reference.system import interpreter
 
