@@ -1517,3 +1517,9 @@ def test_flood_it_keeps_its_flooded_region_in_planes():
     source, low, _ = generate(inst, None, interpreter(inst))
     assert set(low.in_planes) == {"flooded"} and not low.stale
     assert "_decode_moving(s, " in source and "rt.planes_store(" in source and "copy_state" not in source
+
+
+@pytest.mark.parametrize("board", ["012\n120\n", "0#1\n210\n", "0101\n1010\n"])
+def test_the_native_searches_over_a_layer_kept_in_planes_agree_with_the_python_ones(board):
+    inst = instance_from_rules(PAINTER, board)
+    native_agrees(inst, system(inst, "compiled"), system(inst, "reference"))
