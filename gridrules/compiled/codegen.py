@@ -545,6 +545,14 @@ class Lowering:
         first, count = self.in_planes[name]
         return f"BM[{first}:{first + count}]"
 
+    def layer_cell(self, where, o: Out, ctx, what: str, span) -> str:
+        """The index of the cell a layer is read or written at (`what`: how a fault off the board says it)."""
+        if isinstance(where, ir.Here):
+            return ctx["here_index"][-1]
+        if isinstance(where, ir.Local) and where.slot in self.cell_at:
+            return self.cell_at[where.slot]
+        return self.cell_index(o, self.ex(where, o, ctx), what, span)
+
     def kept_in_planes(self, name: str) -> bool:
         """Whether the code being lowered reads and stores `name` in a move's planes (after the move's copy)."""
         return self.parent is not None and self.packed is None and name in self.in_planes
@@ -662,12 +670,7 @@ class Lowering:
         return self._snap(self._read_slots(e.ty, arr, base), o)
 
     def x_LayerAt(self, e, o, ctx):
-        if isinstance(e.cell, ir.Here):
-            i = ctx["here_index"][-1]
-        elif isinstance(e.cell, ir.Local) and e.cell.slot in self.cell_at:
-            i = self.cell_at[e.cell.slot]
-        else:
-            i = self.cell_index(o, self.ex(e.cell, o, ctx), f"reading layer `{e.layer}`", e.span)
+        i = self.layer_cell(e.cell, o, ctx, f"reading layer `{e.layer}`", e.span)
         v = self.t()
         if self.packed and e.layer in self.dyn_layers:  # (read from the planes: the caller need not decode)
             at = HEADER + 2 * self.dyn_layers.index(e.layer)
@@ -1388,12 +1391,7 @@ class Lowering:
             o(f"{self.cell_of(ref, i)} = {v}")
             self._close_members(o)
         else:
-            if isinstance(s.where, ir.Here):
-                i = ctx["here_index"][-1]
-            elif isinstance(s.where, ir.Local) and s.where.slot in self.cell_at:
-                i = self.cell_at[s.where.slot]
-            else:
-                i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
+            i = self.layer_cell(s.where, o, ctx, f"writing layer `{s.layer}`", s.span)
             o(f"{self.cell_of(ref, i)} = {v}")
         self.forget_masks(o, s.layer)
 
@@ -1403,12 +1401,7 @@ class Lowering:
         if s.where.ty == ir.SET:
             o(f"rt.planes_store({rows}, {self.ex(s.where, o, ctx)}, {code}, FULL)")
         else:
-            if isinstance(s.where, ir.Here):
-                i = ctx["here_index"][-1]
-            elif isinstance(s.where, ir.Local) and s.where.slot in self.cell_at:
-                i = self.cell_at[s.where.slot]
-            else:
-                i = self.cell_index(o, self.ex(s.where, o, ctx), f"writing layer `{s.layer}`", s.span)
+            i = self.layer_cell(s.where, o, ctx, f"writing layer `{s.layer}`", s.span)
             o(f"rt.planes_store_cell({rows}, {i}, {code})")
         self.forget_masks(o, s.layer)
 
