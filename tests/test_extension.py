@@ -184,3 +184,18 @@ def test_the_cli_builds_extensions_in_the_background_and_the_next_run_starts_wit
     assert second.returncode == 0, second.stderr
     assert second.stdout == first.stdout == "case 1: 2 moves (optimal): 1 0\ncase 2: 3 moves (optimal): 1 2 1\n"
     assert second.stderr.strip() == "numba imported: False"  # (nor compiled, nor built again: nothing said)
+
+
+def test_building_an_extension_leaves_the_cached_loop_helpers_untyped_for_the_games_own_code(folder):
+    """A helper of the loops that takes a game's entry point (`expand`) is compiled afresh for an extension, not
+    typed for the game's dispatcher in numba's disk cache: that cache's index would otherwise name every game
+    module ever built, and loading it would import them all (and fail once one no longer imports)."""
+    from numba.core import types
+
+    from gridrules.compiled import loops
+
+    inst = api.load("lianliankan", str(ROOT / "rulesets/lianliankan/levels/hdu1175-sample.txt"))[0]
+    jit = api.system(inst)
+    assert extension.build(jit.source, "deepening", jit.deadlocks, jit.board) is not None
+    typed_for = {type(arg) for sig in loops._begin_iteration.signatures for arg in sig}
+    assert types.Dispatcher not in typed_for

@@ -260,9 +260,31 @@ def _wrapper(loop_name: str, entries: dict):
     params = ", ".join(names[4:-1] + work)
     code = (f"def {loop_name}({params}):\n"
             f"    LOOP(expand, heuristic, goal, dead, {', '.join(names[4:-1])}, ({', '.join(work)},))\n")
-    scope = dict(entries, LOOP=njit(native.py_func))
+    scope = dict(entries, LOOP=njit(_uncached_callees(native.py_func)))
     exec(compile(code, f"<{loop_name} export>", "exec"), scope)
     return scope[loop_name], types.void(*args[4:-1], *args[-1])
+
+
+def _uncached_callees(py_func):
+    """py_func, its helpers that take a game's entry point (`expand`, say) replaced by copies numba does not cache
+    on disk. Called with the game's dispatchers (not function pointers), such a helper is typed for them, and a
+    cached one would add to its cache index a typing that names the game's module: every later load of that index
+    (a JIT run's, another build's) would import each game module ever built, and fail once one no longer
+    imports (a runtime helper it calls removed, say)."""
+    import inspect
+    import types as pytypes
+
+    from numba import njit
+    from numba.core.registry import CPUDispatcher
+
+    takes_entry = {"expand", "heuristic", "goal", "dead"}
+    scope = dict(py_func.__globals__)
+    for name in py_func.__code__.co_names:
+        helper = scope.get(name)
+        if isinstance(helper, CPUDispatcher) and takes_entry & set(inspect.signature(helper.py_func).parameters):
+            scope[name] = njit(_uncached_callees(helper.py_func))
+    return pytypes.FunctionType(py_func.__code__, scope, py_func.__name__, py_func.__defaults__,
+                                py_func.__closure__)
 
 
 def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str) -> None:

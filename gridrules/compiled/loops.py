@@ -554,8 +554,8 @@ def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, 
 
 
 @njit(cache=True)
-def _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                  ban_at, restart_unit):
+def _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
+                     ban_at, restart_unit):
     """Begin an iteration at the current bound: the root alone on the path, the table (and the bans) emptied."""
     D0, g0, D1, g1, BM, ab = W
     PG[0] = 0
@@ -619,8 +619,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             meta[6] = 2
             return
         meta[2] = -1
-        _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                      ban_at, restart_unit)
+        _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W,
+                         BT, ban_at, restart_unit)
     done = 0
     bound = meta[1]
     while True:
@@ -631,8 +631,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 return
             bound = meta[1] = meta[2]
             meta[2] = -1
-            _deepen_start(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
-                          ban_at, restart_unit)
+            _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap,
+                             W, BT, ban_at, restart_unit)
             done += 1
             if max_states >= 0 and meta[3] > max_states:
                 meta[6] = 5
