@@ -1516,7 +1516,7 @@ def test_flood_it_keeps_its_flooded_region_in_planes():
     inst = load("floodit", ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")[1]
     source, low, _ = generate(inst, None, interpreter(inst))
     assert set(low.in_planes) == {"flooded"} and not low.stale
-    assert "_decode_moving(s, " in source and "rt.planes_store(" in source and "copy_state" not in source
+    assert "_decode_moving(s, " in source and "rt.plane_store(" in source and "copy_state" not in source
 
 
 @pytest.mark.parametrize("board", ["012\n120\n", "0#1\n210\n", "0101\n1010\n"])

@@ -540,10 +540,20 @@ class Lowering:
             return f"{self.state[0]}[{self.dyn_layers.index(name)}]"
         return f"SL[{self.static_layers.index(name)}]"
 
-    def planes_ref(self, name: str) -> str:
-        """The BM rows a move's copy keeps a layer's planes in (in_planes)."""
+    def kept_planes(self, name: str) -> str:
+        """The BM rows a move's copy keeps a layer's planes in (in_planes), as one array laid out as in a packed
+        state."""
         first, count = self.in_planes[name]
-        return f"BM[{first}:{first + count}]"
+        return f"BM[{first}:{first + count}].reshape(-1)"
+
+    def planes_of(self, name: str, packed: str | None) -> str:
+        """The arguments (array, first word, planes) with which the runtime's plane_code, plane_masks and
+        plane_store read and write a dynamic layer's bit planes: in the packed state `packed` (where SG's header
+        says), or with `packed` None in the planes a move's copy keeps (kept_planes)."""
+        if packed is None:
+            return f"{self.kept_planes(name)}, 0, {self.in_planes[name][1]}"
+        at = HEADER + 2 * self.dyn_layers.index(name)
+        return f"{packed}, SG[{at}], SG[{at + 1}]"
 
     def layer_cell(self, where, o: Out, ctx, what: str, span) -> str:
         """The index of the cell a layer is read or written at (`what`: how a fault off the board says it)."""
@@ -672,12 +682,9 @@ class Lowering:
     def x_LayerAt(self, e, o, ctx):
         i = self.layer_cell(e.cell, o, ctx, f"reading layer `{e.layer}`", e.span)
         v = self.t()
-        if self.packed and e.layer in self.dyn_layers:  # (read from the planes: the caller need not decode)
-            at = HEADER + 2 * self.dyn_layers.index(e.layer)
-            o(f"{v} = rt.plane_code({self.packed}, SG[{at}], SG[{at + 1}], K, {i}) + {self.codes(e.layer)[0]}"
-              + (" != 0" if e.ty == ir.BOOL else ""))
-        elif self.kept_in_planes(e.layer):
-            o(f"{v} = rt.planes_code({self.planes_ref(e.layer)}, {i}) + {self.codes(e.layer)[0]}"
+        if self.packed and e.layer in self.dyn_layers or self.kept_in_planes(e.layer):
+            # (read from the planes: the caller need not decode)
+            o(f"{v} = rt.plane_code({self.planes_of(e.layer, self.packed)}, K, {i}) + {self.codes(e.layer)[0]}"
               + (" != 0" if e.ty == ir.BOOL else ""))
         else:
             o(f"{v} = {self.cell_of(self.layer_ref(e.layer), i)}" + (" != 0" if e.ty == ir.BOOL else ""))
@@ -1025,17 +1032,14 @@ class Lowering:
         o.indent()
         rows = _MASK_ROWS.format(layer)  # (where they go: prologue decides)
         packed = self.packed or self.parent
-        if self.kept_in_planes(layer):
-            o(f"{m} = rt.planes_masks({self.planes_ref(layer)}, {count}, FULL, {rows})")
-            o(f"{ok} = True")
-            o.dedent()
-            return m
-        def cells():
+
+        def cells():  # (called only where the code reads the row: a layer kept in planes has none after the copy)
             return f"rt.value_masks({self.layer_ref(layer)}, {lo}, {count}, K, {rows})"
 
-        if packed and layer in self.dyn_layers:
-            at = HEADER + 2 * self.dyn_layers.index(layer)  # (its first plane's word, its planes: header_values)
-            planes = f"rt.plane_masks({packed}, SG[{at}], SG[{at + 1}], K, {count}, FULL, {rows})"
+        if self.kept_in_planes(layer):
+            o(f"{m} = rt.plane_masks({self.planes_of(layer, None)}, K, {count}, FULL, {rows})")
+        elif packed and layer in self.dyn_layers:
+            planes = f"rt.plane_masks({self.planes_of(layer, packed)}, K, {count}, FULL, {rows})"
             # (after a move's copy, the copy's row is the parent's until a store)
             o(f"{m} = {planes}" if self.packed else f"{m} = {planes} if P_{layer} else {cells()}")
         else:
@@ -1381,28 +1385,20 @@ class Lowering:
         if s.value.ty == ir.CELL:
             v = self._cell_code(v, o, f"layer `{s.layer}`", s.span)
         self._check_int(s.layer, v, o, s.span)
-        if self.kept_in_planes(s.layer):
-            self._store_planes(s, v, o, ctx)
-            return
-        ref = self.layer_ref(s.layer)
+        planes = self.planes_of(s.layer, None) if self.kept_in_planes(s.layer) else None  # (else its row)
+        code = f"(np.int64({v}) - {self.codes(s.layer)[0]})"
         if s.where.ty == ir.SET:
             cells = self.ex(s.where, o, ctx)
-            i = self._open_members(cells, o)
-            o(f"{self.cell_of(ref, i)} = {v}")
-            self._close_members(o)
+            if planes:  # (each plane's bits of the set set or cleared)
+                o(f"rt.plane_store({planes}, K, {cells}, {code}, FULL)")
+            else:
+                i = self._open_members(cells, o)
+                o(f"{self.cell_of(self.layer_ref(s.layer), i)} = {v}")
+                self._close_members(o)
         else:
             i = self.layer_cell(s.where, o, ctx, f"writing layer `{s.layer}`", s.span)
-            o(f"{self.cell_of(ref, i)} = {v}")
-        self.forget_masks(o, s.layer)
-
-    def _store_planes(self, s, v, o, ctx):
-        """s_SetLayer for a layer kept in planes (in_planes): the cells' bits in each plane set or cleared."""
-        rows, code = self.planes_ref(s.layer), f"(np.int64({v}) - {self.codes(s.layer)[0]})"
-        if s.where.ty == ir.SET:
-            o(f"rt.planes_store({rows}, {self.ex(s.where, o, ctx)}, {code}, FULL)")
-        else:
-            i = self.layer_cell(s.where, o, ctx, f"writing layer `{s.layer}`", s.span)
-            o(f"rt.planes_store_cell({rows}, {i}, {code})")
+            o(f"rt.plane_store_cell({planes}, K, {i}, {code})" if planes
+              else f"{self.cell_of(self.layer_ref(s.layer), i)} = {v}")
         self.forget_masks(o, s.layer)
 
     def s_Require(self, s, o, ctx):
@@ -1583,14 +1579,15 @@ class Lowering:
         if self.in_planes:  # (the other layers' rows and the slots copied; these layers' planes from the parent)
             for li, layer in enumerate(self.dyn_layers):
                 if layer in self.in_planes:
-                    o(f"rt.planes_in(s, SG[{HEADER + 2 * li}], {self.planes_ref(layer)})")
+                    o(f"rt.copy_into(s[SG[{HEADER + 2 * li}]:], {self.kept_planes(layer)})")
                 else:
                     o(f"rt.copy_row(D0, D, {li})")
             o("rt.copy_into(g0, g)")
         else:
             o("rt.copy_state(D0, g0, D, g)")
         for layer in self.dyn_layers:  # (its rows are the parent's planes until a store: masks from those)
-            o(f"P_{layer} = True")
+            if layer not in self.in_planes:
+                o(f"P_{layer} = True")
         self.parent = "s"
         self.lower(body[n:], o, ctx, ("D", "g"))
         self.parent = None
@@ -1663,7 +1660,7 @@ def _state_code(low: Lowering) -> str:
 
 def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
     """The bodies of _decode and _encode, with the layers in `planes` left out of the one and taken from the move's
-    BM rows (Lowering.planes_ref) by the other."""
+    BM rows (Lowering.kept_planes) by the other."""
     inst = low.inst
     dec, enc = Out(), Out()
     enc("rt.clear(out)")
@@ -1672,10 +1669,9 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
         lo = dom.lo if dom.kind == "int" else 0
         at = HEADER + 2 * li  # first plane's word, bits per cell
         if name in planes:
-            enc(f"p, W = SG[{at}], {low.planes_ref(name)}")
-            enc("for q in range(W.shape[0]):")
-            enc("    for w in range(K):")
-            enc("        out[p + q * K + w] |= W[q, w]")
+            enc(f"p, W = SG[{at}], {low.kept_planes(name)}")
+            enc("for w in range(W.shape[0]):")
+            enc("    out[p + w] |= W[w]")
             continue
         if dom.kind != "cell":  # bits per cell fixed by the domain
             _planes_code(li, lo, at, bits_for(dom.count), dec, enc)

@@ -568,60 +568,28 @@ def plane_mask(s, p, planes, k, code, full, out):
 
 
 @njit(cache=True, inline="always")
-def planes_in(s, p, W):
-    """A layer's bit planes copied out of a packed state (from word p, as plane_masks reads them) into the rows of
-    W, a plane a row: where a move keeps a layer that it reads and stores only as sets (codegen's layers kept in
-    planes), instead of one number a cell decoded, copied and encoded again."""
-    k = W.shape[1]
-    for q in range(W.shape[0]):
-        for j in range(k):
-            W[q, j] = s[p + q * k + j]
-
-
-@njit(cache=True, inline="always")
-def planes_code(W, i):
-    """plane_code read from planes kept in rows (planes_in)."""
-    w, b = i >> 6, uint64(i & 63)
-    x = 0
-    for q in range(W.shape[0]):
-        x |= np.int64((W[q, w] >> b) & ONE) << q
-    return x
-
-
-@njit(cache=True, inline="always")
-def planes_masks(W, count, full, out):
-    """plane_masks read from planes kept in rows (planes_in)."""
-    for c in range(count):
-        for j in range(W.shape[1]):
-            m = full[j]
-            for q in range(W.shape[0]):
-                x = W[q, j]
-                m &= x if (c >> q) & 1 else ~x
-            out[c, j] = m
-    return out
-
-
-@njit(cache=True, inline="always")
-def planes_store(W, cells, code, full):
-    """Every cell of the set `cells` given the code `code`, in planes kept in rows (planes_in)."""
-    for q in range(W.shape[0]):
+def plane_store(s, p, planes, k, cells, code, full):
+    """Every cell of the set `cells` given the code `code`, in a layer's bit planes laid out as plane_masks reads
+    them (where a move keeps a layer it stores only as sets: codegen's Lowering.in_planes)."""
+    for q in range(planes):
+        at = p + q * k
         if (code >> q) & 1:
-            for j in range(W.shape[1]):
-                W[q, j] |= cells[j] & full[j]
+            for j in range(k):
+                s[at + j] |= cells[j] & full[j]
         else:
-            for j in range(W.shape[1]):
-                W[q, j] &= ~cells[j]
+            for j in range(k):
+                s[at + j] &= ~cells[j]
 
 
 @njit(cache=True, inline="always")
-def planes_store_cell(W, i, code):
-    """Cell i given the code `code`, in planes kept in rows (planes_in)."""
-    w, bit = i >> 6, ONE << uint64(i & 63)
-    for q in range(W.shape[0]):
+def plane_store_cell(s, p, planes, k, i, code):
+    """Cell i given the code `code`, in a layer's bit planes laid out as plane_code reads them."""
+    w, bit = p + (i >> 6), ONE << uint64(i & 63)
+    for q in range(planes):
         if (code >> q) & 1:
-            W[q, w] |= bit
+            s[w + q * k] |= bit
         else:
-            W[q, w] &= ~bit
+            s[w + q * k] &= ~bit
 
 
 @njit(cache=True, inline="always")
