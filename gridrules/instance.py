@@ -61,9 +61,10 @@ _TRUTH = {"0": False, "1": True}
 
 
 @functools.cache
-def _plane_digits(count: int, bit: int) -> str:
-    """For codes 0..count-1, the digit of their bit `bit`: a string indexed by code."""
-    return "".join("1" if c >> bit & 1 else "0" for c in range(count))
+def _plane_digits(count: int, bit: int) -> bytes:
+    """For codes 0..count-1 (count <= 256), the ASCII digit of their bit `bit`, as a table for bytes.translate
+    (codes from count on get `x`, which int() refuses)."""
+    return bytes(b"x"[0] if c >= count else b"1"[0] if c >> bit & 1 else b"0"[0] for c in range(256))
 
 
 class PerRules:
@@ -154,7 +155,7 @@ class Instance:
         if d.kind == "int":
             return [x - d.lo for x in values]
         if d.kind == "bool":
-            return [1 if x else 0 for x in values]
+            return bytes(map(bool, values))
         return [self.code(name, x) for x in values]
 
     def _decoded(self, name: str, codes: list[int]) -> list:
@@ -185,8 +186,8 @@ class Instance:
             # one big int is quadratic, minutes on a 1000x1000 board)
             cells = codes[plane.layer]
             count = self.doms[plane.layer].count
-            if count <= 256:
-                bits = int("".join(map(_plane_digits(count, plane.bit).__getitem__, cells)), 2)
+            if count <= 256:  # (a byte a cell, each translated to its digit: ~6x quicker than a join)
+                bits = int(bytes(cells).translate(_plane_digits(count, plane.bit)), 2)
             else:
                 b = plane.bit
                 bits = int("".join(["1" if c >> b & 1 else "0" for c in cells]), 2)
