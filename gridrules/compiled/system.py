@@ -236,7 +236,7 @@ class CompiledSystem:
         self._one_word = memoryview(self.S) if words == 1 else None  # (see _put)
         self._pack = functools.partial(struct.Struct(f"={words}Q").pack_into, memoryview(self.S).cast("B"), 0)
         self._expand_args = (self.S, self.SL, self.SG, self.MA, self.MARG, self.OUT, self.MOVE, self.COST, *self.work)
-        self._desc = _descriptor(self._expand_args + (self.LIST,))  # (what the entry points called from Python read)
+        self._described = None  # (see _desc)
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
@@ -370,7 +370,15 @@ class CompiledSystem:
         ab[QUEUE], ab[QUEUE + 3] = 0, 2 * rows
         made = _chain_scratch(self.inst.rows * self.inst.cols, len(self.inst.game.particles))
         ab[QUEUED: QUEUE + len(made)] = 0  # (the queue, and the stop counts: zero between chains)
-        self._desc = _descriptor(self._expand_args + (self.LIST,))  # (ab's address moved)
+        self._described = None  # (ab's address moved: _desc describes it afresh)
+
+    @property
+    def _desc(self) -> np.ndarray:
+        """What the entry points called from Python read (_descriptor), made at the first such call: a native
+        search never needs it."""
+        if self._described is None:
+            self._described = _descriptor(self._expand_args + (self.LIST,))
+        return self._described
 
     def _expanded(self) -> int:
         """expand_at on the state in S (the successors listed in LIST): their count. A chain reaction that outgrows
@@ -591,6 +599,21 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
     table (runtime.ban), and with particles the rows of those in flight end the row (it grows there:
     CompiledSystem.more_particle_room)."""
     cells = rows * cols
+    masks = _board_masks(rows, cols, lines)
+    words = masks.shape[1]
+    bm = np.zeros((SCRATCH + set_rows + len(masks) - SCRATCH, words), np.uint64)
+    bm[:SCRATCH] = masks[:SCRATCH]
+    bm[SCRATCH + set_rows:] = masks[SCRATCH:]
+    return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
+            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
+            _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width, start))
+
+
+@functools.lru_cache(maxsize=16)
+def _board_masks(rows: int, cols: int, lines: bool) -> np.ndarray:
+    """_work's masks of a board's shape (the same for each of a file's levels): every cell, not in the first
+    column, not in the last; with `lines`, each row's cells and each column's. Read only."""
+    cells = rows * cols
     words = max(1, -(-cells // 64))
     col = np.arange(words * 64) % cols
     inside = np.arange(words * 64) < cells
@@ -600,12 +623,8 @@ def _work(layers: int, rows: int, cols: int, globals_: int, particles: int = 0, 
         bits = np.concatenate([bits, inside & (row == np.arange(rows)[:, None]),
                                inside & (col == np.arange(cols)[:, None])])
     masks = np.packbits(bits.reshape(-1, words, 64), axis=2, bitorder="little").view("<u8").reshape(-1, words)
-    bm = np.zeros((SCRATCH + set_rows + len(masks) - SCRATCH, words), np.uint64)
-    bm[:SCRATCH] = masks[:SCRATCH]
-    bm[SCRATCH + set_rows:] = masks[SCRATCH:]
-    return (np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64),
-            np.zeros((layers, cells), np.int64), np.zeros(globals_, np.int64), bm,
-            _flags_row(_chain_scratch(cells, particles) if particles else [], choices, ban_width, start))
+    masks.flags.writeable = False
+    return masks
 
 
 def _static_rows(low, SL: np.ndarray, bm: np.ndarray, cols: int) -> None:
