@@ -142,6 +142,22 @@ def _generated(inst: Instance, heuristic: str | None, rules, moves):
                           lambda: generate(inst, heuristic, rules, moves))
 
 
+def _per_rules(inst: Instance) -> tuple:
+    """What a system works out from the rules alone (PerRules: once for a file's levels of one shape): the
+    reference interpreter, which numbers the moves as the reference does and evaluates constant costs; the
+    cheapest move's cost (reference.system.min_move_cost); whether a `deadlock` condition can hold."""
+    from ..reference.system import interpreter, live_deadlocks, min_move_cost
+
+    def make():
+        rules = interpreter(inst)
+        return rules, min_move_cost(inst.game, rules), bool(live_deadlocks(inst.game, rules))
+
+    return _PER_RULES.get(inst, None, make)
+
+
+_PER_RULES = PerRules()  # (see _per_rules)
+
+
 def _too_deep(game: ir.Game, err: Exception) -> Exception:
     """The error for generated source that Python refuses to compile: rules nested past CPython's static limits
     (20 nested loops, 100 levels of indentation; parentheses, 200 levels, no longer: Lowering.ex) are the user's
@@ -167,11 +183,9 @@ class CompiledSystem:
     def __init__(self, inst: Instance, heuristic: str | None = None, notice=None, moves=None):
         """notice(text), when given, hears that native code is about to be compiled (a first use); moves: the
         move instances to offer, as reference.system.action_instances gives them (default: all)."""
-        from ..reference.system import interpreter, live_deadlocks, min_move_cost
-
         self.inst = inst
         given = moves
-        rules = interpreter(inst)  # numbers the moves (as the reference does) and evaluates constant costs
+        rules, least_cost, deadlocks = _per_rules(inst)
         try:
             source, low, moves = _generated(inst, heuristic, rules, moves)
         except Unsupported as err:
@@ -240,12 +254,12 @@ class CompiledSystem:
         game = inst.game
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
-        self.min_move_cost = min_move_cost(game, rules)
+        self.min_move_cost = least_cost
         self.scored = game.score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
         # (a DeadlockSystem: searches skip states where is_dead holds; the generated test holds every condition,
         # and is called only when one of them can hold in this instance)
-        self.deadlocks = bool(live_deadlocks(game, rules))
+        self.deadlocks = deadlocks
 
     @property
     def mod(self):
