@@ -303,15 +303,134 @@ def _values(d: ir.Domain, cells: int, game: ir.Game, value) -> int:
 
 def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: dict | None = None) -> Instance:
     # the reference interpreter runs init code
-    from .reference.evaluator import MAX_SETUP_ROUNDS, Abort, Board, Compiler, Frame
-    from .reference.system import instance_count
+    from .reference.evaluator import Abort
 
     rows, cols = raw.rows, raw.cols
     if rows == 0 or cols == 0:
         raise LevelError("the level has no cells", raw.head_span())
     check_size(rows, cols, raw.head_span())
+    setup = _setup(game, rows, cols, fmt, overrides or {})
+    doms, dims, const = setup.doms, setup.dims, setup.const
+    const.rounds[0] = const.rounds[1]  # (each level's set-up has them all)
+    v = {name: x if n is None else [x] * n for name, (x, n) in setup.defaults.items()}
+
+    # the legend: each token of the level means some assignments at its cell
+    meaning = setup.meaning  # token -> (its entry's procedure, plain store or None, value): worked out once a token
+    for r in range(rows):
+        for c in range(cols):
+            tok = raw.tokens[r][c]
+            known_token = meaning.get(tok)
+            if known_token is None:
+                for entry, proc, plain in setup.procs:
+                    ok, value = entry.matches(tok)
+                    if ok:
+                        break
+                else:
+                    shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
+                    known = ", ".join(_legend_key(e) for e in setup.entries)
+                    hint = f"the rules' legend knows: {known}" if setup.entries else "the rules' legend is empty"
+                    if not isinstance(tok, str):
+                        hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
+                    raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
+                # (a value outside a layer's domain runs the entry, which reports it)
+                if plain is not None and not all(lo <= value <= hi for _, lo, hi in plain[0]):
+                    plain = None
+                known_token = meaning[tok] = (proc, plain, value)
+            proc, plain, value = known_token
+            if plain is not None:
+                for name, _, _ in plain[0]:
+                    v[name][r * cols + c] = value
+                for name, x in plain[1]:
+                    v[name] = x
+                continue
+            try:
+                proc(v, (), (r, c), value)
+            except Abort as a:
+                raise LevelError(a.message or "the level breaks a rule of the legend", raw.span(r, c),
+                                 f"required by {a.span}") from None
+            except RuleRuntimeError as err:
+                raise LevelError(err.message, raw.span(r, c), f"in the legend at {err.span}") from None
+
+    # named values from the reader (e.g. switch tables); the rule file must declare each one
+    for name, value in raw.values.items():
+        g = next((g for g in game.globals if g.name == name), None)
+        if g is None:
+            raise RuleError(f"level format `{fmt.format}` provides `{name}`, but the rules declare no global `{name}`",
+                            fmt.span)
+        v[name] = _bind_value(game, g, doms[name], dims.get(name), value, fmt)
+
+    if setup.init is not None:
+        try:
+            setup.init(v)
+        except Abort as a:
+            raise LevelError(a.message or "the level does not meet the rules' requirements", raw.head_span(),
+                             f"required by {a.span}") from None
+        except RuleRuntimeError as err:
+            raise LevelError(f"while setting up this level: {err.message}", raw.head_span(),
+                             f"at {err.span}") from None
+
+    # What no move of this level can store belongs to the level, like a static layer: it is kept out of the
+    # state (smaller states; the compiled code reads it as the level's, e.g. its value masks worked out once).
+    statics = {}
+    for name in setup.static_names:
+        statics[name] = tuple(v[name]) if name in setup.layer_names or name in dims else v[name]
+    inst = Instance(game, raw.name, rows, cols, setup.params, MappingProxyType(doms), MappingProxyType(dims),
+                    MappingProxyType(statics), setup.dynamic, setup.layout, (), setup.limit, raw)
+    try:
+        words = inst.pack(v)
+    except RuleRuntimeError as err:
+        init = game.init.span if game.init is not None else None
+        raise LevelError(f"after setting up this level, {err.message}", raw.head_span(),
+                         f"it is set by the `init` block at {init}" if init else None) from None
+    object.__setattr__(inst, "initial", words)
+    return inst
+
+
+@dataclass(frozen=True, eq=False)
+class _Setup:
+    """What instantiate works out from the rules, the board's shape and the parameters given, before it reads a
+    level's cells: the same for each of a file's levels of one shape (_setup keeps it)."""
+    params: MappingProxyType
+    doms: dict
+    dims: dict
+    const: object  # the reference Compiler the legend's and init's code run on
+    defaults: dict  # name -> (its default, how many cells or elements hold it, None for a scalar)
+    entries: list  # the legend's entries, in the order they are tried
+    procs: list  # per entry: (entry, its procedure, its plain store or None)
+    meaning: dict  # token -> (procedure, plain store or None, value), as the levels meet them
+    init: object  # the `init` block's procedure, or None
+    layer_names: frozenset
+    static_names: tuple  # the layers and globals no move of these levels stores (Instance.statics)
+    dynamic: tuple
+    layout: Layout
+    limit: int | None
+
+
+_SETUPS: dict = {}  # (game's id, rows, cols, format's id, parameters given) -> (game, format, _Setup)
+
+
+def _setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overrides: dict) -> _Setup:
+    """_make_setup's answer, kept for the next level of the same game, format, shape and parameters given (a
+    file's levels: ~0.3 ms a level on 14x14 Flood-It); a setup that fails is not kept, so each level says so."""
+    try:
+        key = (id(game), rows, cols, id(fmt), tuple(sorted(overrides.items())))
+        kept = _SETUPS.get(key)
+    except TypeError:  # (a parameter's value that cannot be hashed: worked out for this level alone)
+        return _make_setup(game, rows, cols, fmt, dict(overrides))
+    if kept is not None and kept[0] is game and kept[1] is fmt:
+        return kept[2]
+    setup = _make_setup(game, rows, cols, fmt, dict(overrides))
+    if len(_SETUPS) >= 16:
+        _SETUPS.clear()
+    _SETUPS[key] = (game, fmt, setup)
+    return setup
+
+
+def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overrides: dict) -> _Setup:
+    from .reference.evaluator import MAX_SETUP_ROUNDS, Board, Compiler, Frame
+    from .reference.system import instance_count
+
     board = Board(rows, cols)
-    overrides = dict(overrides or {})
     params: dict = {}
     doms: dict[str, Dom] = {}
     const = Compiler(game, board, params, doms)
@@ -377,7 +496,7 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     dims: dict[str, tuple[int, ...]] = {}
     for layer in game.layers:
         doms[layer.name] = resolve(layer.domain, f"layer `{layer.name}`")
-        v[layer.name] = [doms[layer.name].default()] * (rows * cols)
+        v[layer.name] = (doms[layer.name].default(), rows * cols)
     for g in game.globals:
         doms[g.name] = resolve(g.domain, f"global `{g.name}`")
         default = const_value(g.default) if g.default is not None else doms[g.name].default()
@@ -398,96 +517,25 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                                 f"{MAX_ELEMENTS:,} an array may have", g.span)
             dims[g.name] = shape
             const.set_strides(g.name, shape)
-            v[g.name] = [default] * math.prod(shape)
+            v[g.name] = (default, math.prod(shape))
         else:
-            v[g.name] = default
+            v[g.name] = (default, None)
     const.compile_defs()
 
-    # the legend: each token of the level means some assignments at its cell
     entries = sorted(fmt.legend, key=lambda e: {"one": 0, "range": 1, "any": 2}[e.kind])
     procs = [(e, const.procedure(e.proc), _plain_store(e.proc, doms)) for e in entries]
-    meaning: dict = {}  # token -> (its entry's procedure, plain store or None, value): worked out once a distinct token
-    for r in range(rows):
-        for c in range(cols):
-            tok = raw.tokens[r][c]
-            known_token = meaning.get(tok)
-            if known_token is None:
-                for entry, proc, plain in procs:
-                    ok, value = entry.matches(tok)
-                    if ok:
-                        break
-                else:
-                    shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
-                    known = ", ".join(_legend_key(e) for e in entries)
-                    hint = f"the rules' legend knows: {known}" if entries else "the rules' legend is empty"
-                    if not isinstance(tok, str):
-                        hint = f"numbers match only a `*` entry in the legend, e.g. `* : layer = value` ({hint})"
-                    raise LevelError(f"unknown {shown} in a `{fmt.format}` level", raw.span(r, c), hint)
-                # (a value outside a layer's domain runs the entry, which reports it)
-                if plain is not None and not all(lo <= value <= hi for _, lo, hi in plain[0]):
-                    plain = None
-                known_token = meaning[tok] = (proc, plain, value)
-            proc, plain, value = known_token
-            if plain is not None:
-                for name, _, _ in plain[0]:
-                    v[name][r * cols + c] = value
-                for name, x in plain[1]:
-                    v[name] = x
-                continue
-            try:
-                proc(v, (), (r, c), value)
-            except Abort as a:
-                raise LevelError(a.message or "the level breaks a rule of the legend", raw.span(r, c),
-                                 f"required by {a.span}") from None
-            except RuleRuntimeError as err:
-                raise LevelError(err.message, raw.span(r, c), f"in the legend at {err.span}") from None
-
-    # named values from the reader (e.g. switch tables); the rule file must declare each one
-    for name, value in raw.values.items():
-        g = next((g for g in game.globals if g.name == name), None)
-        if g is None:
-            raise RuleError(f"level format `{fmt.format}` provides `{name}`, but the rules declare no global `{name}`",
-                            fmt.span)
-        v[name] = _bind_value(game, g, doms[name], dims.get(name), value, fmt)
-
-    if game.init is not None:
-        try:
-            const.procedure(game.init)(v)
-        except Abort as a:
-            raise LevelError(a.message or "the level does not meet the rules' requirements", raw.head_span(),
-                             f"required by {a.span}") from None
-        except RuleRuntimeError as err:
-            raise LevelError(f"while setting up this level: {err.message}", raw.head_span(),
-                             f"at {err.span}") from None
-
-    # What no move of this level can store belongs to the level, like a static layer: it is kept out of the
-    # state (smaller states; the compiled code reads it as the level's, e.g. its value masks worked out once).
     written = _written(game, const_value)
     dynamic_layers = [(l.name, doms[l.name].count) for l in game.layers if l.name in written]
     dynamic_scalars = [(g.name, math.prod(dims.get(g.name, ())), doms[g.name].count) for g in game.globals
                        if g.name in written]
-    layout = Layout.build(rows * cols, dynamic_layers, dynamic_scalars)
-    dynamic = tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars)
-    statics = {}
-    for l in game.layers:
-        if l.name not in written:
-            statics[l.name] = tuple(v[l.name])
-    for g in game.globals:
-        if g.name not in written:
-            statics[g.name] = tuple(v[g.name]) if g.name in dims else v[g.name]
     limit = None
     if game.limit is not None and const_value(game.limit[1]):
         limit = const_value(game.limit[0])
-    inst = Instance(game, raw.name, rows, cols, MappingProxyType(params), MappingProxyType(doms),
-                    MappingProxyType(dims), MappingProxyType(statics), dynamic, layout, (), limit, raw)
-    try:
-        words = inst.pack(v)
-    except RuleRuntimeError as err:
-        init = game.init.span if game.init is not None else None
-        raise LevelError(f"after setting up this level, {err.message}", raw.head_span(),
-                         f"it is set by the `init` block at {init}" if init else None) from None
-    object.__setattr__(inst, "initial", words)
-    return inst
+    return _Setup(MappingProxyType(params), doms, dims, const, v, entries, procs, {},
+                  const.procedure(game.init) if game.init is not None else None,
+                  frozenset(l.name for l in game.layers), tuple(x.name for x in (*game.layers, *game.globals) if x.name not in written),
+                  tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars),
+                  Layout.build(rows * cols, dynamic_layers, dynamic_scalars), limit)
 
 
 def _written(game: ir.Game, const_value) -> set[str]:
