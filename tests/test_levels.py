@@ -1,6 +1,7 @@
 """The number formats' readers: every cell's value, and the place an error about it points at (worked out only
 when asked), on boards written with any blanks between numbers and, in the judges' formats, rows broken across
 lines anywhere."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -106,3 +107,59 @@ def test_every_format_sniffs_and_reads_odd_numbers_without_crashing(rows):
             reader.read(Source("odd.txt", text))
         except LevelError as err:
             assert err.span is not None
+
+
+# A file's levels of one shape share what instantiate works out from the rules (instance._setup); each level
+# still gets its own set-up: its own loop rounds, its own cells, and the errors of its own parameters.
+COUNTER = """game counter
+param n: int = 100
+layer v: 0..5
+global total: 0..1000000
+
+action poke(p: cell) "{p}":
+    v[p] = 0
+
+goal: empty(cells where v != 0)
+
+init:
+    for i in 1..n:
+        total = total + v[(0, 0)]
+
+level hdu4127:
+    * : v = value
+"""
+
+
+def _counter_levels(tmp_path, text: str, params=None):
+    from gridrules.api import compile_rules, load
+
+    rules = tmp_path / "counter.grl"
+    rules.write_text(COUNTER)
+    level = tmp_path / "levels.txt"
+    level.write_text(text)
+    compile_rules(COUNTER, str(rules))  # (the rules compile)
+    return load(str(rules), str(level), params)
+
+
+def test_levels_that_share_a_setup_each_get_their_own_cells_and_loop_rounds(tmp_path, monkeypatch):
+    from gridrules.reference import evaluator
+
+    monkeypatch.setattr(evaluator, "MAX_SETUP_ROUNDS", 150)  # (3x3: 150 rounds a level; `init` takes 100)
+    insts = _counter_levels(tmp_path, "3\n1 0 0\n0 2 0\n0 0 3\n3\n2 0 0\n0 0 0\n0 0 0\n3\n0 4 0\n0 0 0\n0 0 0\n0\n")
+    assert [i.statics["total"] for i in insts] == [100, 200, 0]  # (no move stores it: the level's)
+    assert [i.values(i.initial)["v"][:2] for i in insts] == [[1, 0], [2, 0], [0, 4]]
+    assert insts[0].params is insts[1].params  # (one setup for the three)
+
+
+def test_a_setup_that_fails_fails_for_every_level_and_a_loop_too_long_is_still_caught(tmp_path, monkeypatch):
+    from gridrules.errors import LevelError, UsageError
+    from gridrules.reference import evaluator
+
+    two = "3\n1 0 0\n0 0 0\n0 0 0\n3\n1 0 0\n0 0 0\n0 0 0\n0\n"
+    for _ in range(2):
+        with pytest.raises(UsageError, match="unknown parameter `m`"):
+            _counter_levels(tmp_path, two, {"m": 1})
+    monkeypatch.setattr(evaluator, "MAX_SETUP_ROUNDS", 150)
+    with pytest.raises(LevelError, match="loops have run 150 times"):
+        _counter_levels(tmp_path, two, {"n": 151})
+
