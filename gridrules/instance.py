@@ -154,8 +154,8 @@ class Instance:
             return values
         if d.kind == "int":
             return [x - d.lo for x in values]
-        if d.kind == "bool":
-            return bytes(map(bool, values))
+        if d.kind == "bool":  # (True and False as bytes 1 and 0; anything else fails to pack)
+            return bytes(values)
         return [self.code(name, x) for x in values]
 
     def _decoded(self, name: str, codes: list[int]) -> list:
