@@ -17,7 +17,7 @@ import time
 
 from . import gen
 from .run import write_data
-from .worker import _solve, _warm_up, default_algorithm
+from .worker import _solve, _warm_up
 
 
 def measure(ruleset: str, path: str, boards: int | None, time_limit: float) -> dict:
@@ -29,14 +29,15 @@ def measure(ruleset: str, path: str, boards: int | None, time_limit: float) -> d
     load_s = time.perf_counter() - t0
     loaded = len(insts)
     insts = insts[:boards] if boards else insts
-    algorithm = default_algorithm(insts[0].game)
-    _warm_up(api.system(insts[-1], "compiled"), algorithm)
+    plan, heuristic = api.search_plan(insts[0].game, None, None)  # (what `gridrules solve` runs, level by level)
+    warm = api.system(insts[-1], "compiled", heuristic)
+    _warm_up(warm, api.level_algorithm(warm, plan))
     parts = {"system": 0.0, "search": 0.0, "reference system": 0.0, "replay": 0.0}
     for inst in insts:
         t1 = time.perf_counter()
-        system = api.system(inst, "compiled")
+        system = api.system(inst, "compiled", heuristic)
         t2 = time.perf_counter()
-        sol, _ = _solve(system, algorithm, time_limit, inst.limit)
+        sol, _ = _solve(system, api.level_algorithm(system, plan), time_limit, inst.limit)
         t3 = time.perf_counter()
         ref = api.system(inst, "reference")
         t4 = time.perf_counter()
@@ -57,6 +58,8 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=10.0, help="seconds a search (default 10)")
     args = ap.parse_args()
     path, boards = args.level, args.boards
+    if path is None and args.ruleset != "floodit":
+        ap.error("give the file of levels to time with a ruleset other than floodit")
     if path is None:
         path = str(write_data("floodit-14x14-1000-seed1.txt", gen.hdu_text(gen.floodit_boards(1000, 14, 6, seed=1))))
         boards = boards or 200

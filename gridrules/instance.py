@@ -154,7 +154,7 @@ class Instance:
             return values
         if d.kind == "int":
             return [x - d.lo for x in values]
-        if d.kind == "bool":  # (True and False as bytes 1 and 0; anything else fails to pack)
+        if d.kind == "bool":  # (True and False as bytes 1 and 0: the interpreter stores only bools in them)
             return bytes(values)
         return [self.code(name, x) for x in values]
 

@@ -197,5 +197,12 @@ def test_building_an_extension_leaves_the_cached_loop_helpers_untyped_for_the_ga
     inst = api.load("lianliankan", str(ROOT / "rulesets/lianliankan/levels/hdu1175-sample.txt"))[0]
     jit = api.system(inst)
     assert extension.build(jit.source, "deepening", jit.deadlocks, jit.board) is not None
-    typed_for = {type(arg) for sig in loops._begin_iteration.signatures for arg in sig}
-    assert types.Dispatcher not in typed_for
+    from numba.core.registry import CPUDispatcher
+
+    from gridrules.compiled import runtime
+
+    helpers = [f for m in (loops, runtime) for f in vars(m).values() if isinstance(f, CPUDispatcher)]
+    assert loops._begin_iteration in helpers
+    typed_for = {f.__name__: type(arg) for f in helpers for sig in f.signatures for arg in sig
+                 if isinstance(arg, types.Dispatcher)}
+    assert typed_for == {}

@@ -150,15 +150,19 @@ def test_levels_that_share_a_setup_each_get_their_own_cells_and_loop_rounds(tmp_
     assert insts[0].params is insts[1].params  # (one setup for the three)
 
 
-def test_a_setup_that_fails_fails_for_every_level_and_a_loop_too_long_is_still_caught(tmp_path, monkeypatch):
+def test_a_setup_that_fails_is_not_kept_and_a_loop_too_long_is_still_caught(tmp_path, monkeypatch):
+    from gridrules import instance
+    from gridrules.api import compile_rules, detect_format
     from gridrules.errors import LevelError, UsageError
     from gridrules.reference import evaluator
 
     two = "3\n1 0 0\n0 0 0\n0 0 0\n3\n1 0 0\n0 0 0\n0 0 0\n0\n"
-    for _ in range(2):
+    game, _ = compile_rules(COUNTER, "<rules>")
+    fmt = detect_format(game, two, None)
+    for raw in READERS[fmt.format].read(Source("<level>", two)):  # (one game and format: one setup's key)
         with pytest.raises(UsageError, match="unknown parameter `m`"):
-            _counter_levels(tmp_path, two, {"m": 1})
+            instance.instantiate(game, raw, fmt, {"m": 1})
+        assert not any(kept[0] is game for kept in instance._SETUPS.values())
     monkeypatch.setattr(evaluator, "MAX_SETUP_ROUNDS", 150)
     with pytest.raises(LevelError, match="loops have run 150 times"):
         _counter_levels(tmp_path, two, {"n": 151})
-

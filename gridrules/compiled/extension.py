@@ -266,11 +266,11 @@ def _wrapper(loop_name: str, entries: dict):
 
 
 def _uncached_callees(py_func):
-    """py_func, its helpers that take a game's entry point (`expand`, say) replaced by copies numba does not cache
-    on disk. Called with the game's dispatchers (not function pointers), such a helper is typed for them, and a
-    cached one would add to its cache index a typing that names the game's module: every later load of that index
-    (a JIT run's, another build's) would import each game module ever built, and fail once one no longer
-    imports (a runtime helper it calls removed, say)."""
+    """py_func, its helpers that take a game's entry point (`expand`, say) replaced, at any depth, by copies numba
+    does not cache on disk. Called with the game's dispatchers (not function pointers), such a helper is typed
+    for them, and a cached one would add to its cache index a typing that names the game's module: every later
+    load of that index (a JIT run's, another build's) would import each game module ever built, and fail once
+    one no longer imports (a runtime helper it calls removed, say)."""
     import inspect
     import types as pytypes
 
@@ -278,13 +278,25 @@ def _uncached_callees(py_func):
     from numba.core.registry import CPUDispatcher
 
     takes_entry = {"expand", "heuristic", "goal", "dead"}
-    scope = dict(py_func.__globals__)
-    for name in py_func.__code__.co_names:
-        helper = scope.get(name)
-        if isinstance(helper, CPUDispatcher) and takes_entry & set(inspect.signature(helper.py_func).parameters):
-            scope[name] = njit(_uncached_callees(helper.py_func))
-    return pytypes.FunctionType(py_func.__code__, scope, py_func.__name__, py_func.__defaults__,
-                                py_func.__closure__)
+    copies: dict = {}  # helper -> its uncached copy (made before its own callees: a helper may call itself)
+
+    def function(func, scope: dict):
+        return pytypes.FunctionType(func.__code__, scope, func.__name__, func.__defaults__, func.__closure__)
+
+    def rebound(func) -> dict:
+        """func's globals, its helpers that take an entry point replaced by their copies."""
+        scope = dict(func.__globals__)
+        for name in func.__code__.co_names:
+            helper = scope.get(name)
+            if isinstance(helper, CPUDispatcher) and takes_entry & set(inspect.signature(helper.py_func).parameters):
+                if helper not in copies:
+                    inner = {}  # (filled once the copy is known: its callees may include itself)
+                    copies[helper] = njit(function(helper.py_func, inner))
+                    inner.update(rebound(helper.py_func))
+                scope[name] = copies[helper]
+        return scope
+
+    return function(py_func, rebound(py_func))
 
 
 def _build(module_path: str, loop_name: str, dead: bool, board: tuple, out: str) -> None:
