@@ -135,7 +135,8 @@ def test_a_build_process_that_finds_the_lock_held_leaves_its_jobs_to_the_holder(
     monkeypatch.setattr(os, "nice", lambda increment: 0)  # (this is the test's own process)
     outs = [str(tmp_path / f"ext{k}.so") for k in range(3)]
     for k, out in enumerate(outs):
-        (tmp_path / f"{k}.jobs").write_text(json.dumps([["m.py", "best_first", False, [3, 3, [1, 2]], out]]))
+        job_file = tmp_path / f"{extension.builder()}-{k}.jobs"  # (this gridrules's: see the test below)
+        job_file.write_text(json.dumps([["m.py", "best_first", False, [3, 3, [1, 2]], out]]))
     with open(tmp_path / "build.lock", "w") as held:  # (another process building)
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         extension._build_jobs(tmp_path)
@@ -206,3 +207,37 @@ def test_building_an_extension_leaves_the_cached_loop_helpers_untyped_for_the_ga
     typed_for = {f.__name__: type(arg) for f in helpers for sig in f.signatures for arg in sig
                  if isinstance(arg, types.Dispatcher)}
     assert typed_for == {}
+
+
+def test_copies_of_gridrules_sharing_a_cache_take_only_their_own_jobs_and_heed_only_their_own_notes(folder,
+                                                                                                 monkeypatch):
+    """Another installation's builder must not build this one's modules (its runtime and loops differ: the build
+    fails) nor this one's builder another's; a failure note another copy left is not this one's word."""
+    import json
+
+    started = []
+    monkeypatch.setattr(extension.subprocess, "Popen", lambda args, **kw: started.append(args))
+    inst = api.load("floodit", str(FLOODIT))[1]
+    system = api.system(inst)
+    module = extension.name(system.source, "best_first", False, system.board)
+    (folder / (module + ".failed")).write_text("Traceback: built by another copy, without the builder line\n")
+    extension.want(system.source, "best_first", False, system.board)
+    assert extension.build_wanted() and len(started) == 1  # (the foreign note does not stop it)
+    jobs = folder / "extensions"
+    [own] = jobs.glob("*.jobs")
+    assert own.name.startswith(extension.builder() + "-")
+    foreign = jobs / "0123456789ab-1-2.jobs"
+    foreign.write_text(json.dumps([["/nowhere/gridrules_gen_x.py", "best_first", False, [3, 3, []],
+                                    str(folder / "gridrules_ext_foreign.so")]]))
+    legacy = jobs / "77-3.jobs"  # (an older gridrules's job file: no builder in its name)
+    legacy.write_text(foreign.read_text())
+    taken = extension._take_jobs(jobs)
+    assert [job[-1] for job in taken] == [str(extension._path(module))]
+    assert not own.exists() and foreign.exists() and legacy.exists()
+    monkeypatch.setattr(extension.os, "nice", lambda increment: 0)  # (not this test process's priority)
+    extension._build_jobs(jobs)  # (nothing of its own left: it returns, and leaves the others' jobs alone)
+    assert foreign.exists() and legacy.exists() and not list(folder.glob("*foreign*"))
+    (folder / (module + ".failed")).write_text(f"builder {extension.builder()}\nOSError: no C compiler\n")
+    extension._STARTED.clear()
+    extension.want(system.source, "best_first", False, system.board)
+    assert not extension.build_wanted() and len(started) == 1  # (its own note: not tried again)
