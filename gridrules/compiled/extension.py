@@ -97,10 +97,11 @@ def _failed(module: str) -> bool:
         return False
 
 
-def _note_failure(module: str, text: str) -> None:
+def _note_failure(note: Path, text: str) -> None:
+    """Leave NAME.failed, headed by this gridrules's `builder` (see _failed)."""
     from ..cache import store
 
-    store(_path(module).with_name(module + ".failed"), f"builder {builder()}\n{text}".encode())
+    store(note, f"builder {builder()}\n{text}".encode())
 
 
 def _path(module: str) -> Path:
@@ -129,7 +130,7 @@ def load(source: str, loop: str, dead: bool, board: tuple):
         ext = importlib.util.module_from_spec(spec)
         loader.exec_module(ext)
     except (ImportError, OSError) as err:  # (damaged, say: the JIT runs the search, and no build is retried)
-        _note_failure(module, f"{path} does not load: {err}")
+        _note_failure(path.with_name(module + ".failed"), f"{path} does not load: {err}")
         path.unlink(missing_ok=True)
         return None
     sys.modules[module] = ext
@@ -211,9 +212,9 @@ def build(source: str, loop: str, dead: bool, board: tuple):
 def _build_jobs(folder: Path) -> None:
     """The builds asked for in the job files of `folder` (build_wanted), one after another, by one process at a
     time (the lock): a process that finds the lock held leaves its job file to the holder, which takes every
-    job file there until none is left, and looks once more after it lets go of the lock. So a run whose levels
+    job file of this gridrules's there (`builder`) until none is left, and looks once more after it lets go of the lock. So a run whose levels
     have several board shapes, asking for each shape's module as it meets it, gets each built, and runs in a
-    row that ask while a build goes on leave no processes waiting. (Only this gridrules's jobs: `builder`.)"""
+    row that ask while a build goes on leave no processes waiting."""
     try:
         os.nice(10)
     except OSError:
@@ -261,10 +262,7 @@ def _build_or_note(module_path: str, loop: str, dead: bool, board: tuple, out: s
     try:
         _build(module_path, loop, dead, board, out)
     except Exception as err:  # (any failure to build means only that the JIT runs the search, as it can)
-        from ..cache import store
-
-        module = Path(out).name.split(".")[0]
-        store(Path(out).with_name(module + ".failed"), f"builder {builder()}\n{traceback.format_exc()}".encode())
+        _note_failure(Path(out).with_name(Path(out).name.split(".")[0] + ".failed"), traceback.format_exc())
         raise RuntimeError(f"building {out} failed: {err}") from err
 
 
