@@ -192,16 +192,13 @@ def test_building_an_extension_leaves_the_cached_loop_helpers_untyped_for_the_ga
     typed for the game's dispatcher in numba's disk cache: that cache's index would otherwise name every game
     module ever built, and loading it would import them all (and fail once one no longer imports)."""
     from numba.core import types
+    from numba.core.registry import CPUDispatcher
 
-    from gridrules.compiled import loops
+    from gridrules.compiled import loops, runtime
 
     inst = api.load("lianliankan", str(ROOT / "rulesets/lianliankan/levels/hdu1175-sample.txt"))[0]
     jit = api.system(inst)
     assert extension.build(jit.source, "deepening", jit.deadlocks, jit.board) is not None
-    from numba.core.registry import CPUDispatcher
-
-    from gridrules.compiled import runtime
-
     helpers = [f for m in (loops, runtime) for f in vars(m).values() if isinstance(f, CPUDispatcher)]
     assert loops._begin_iteration in helpers
     typed_for = {f.__name__: type(arg) for f in helpers for sig in f.signatures for arg in sig
