@@ -16,8 +16,54 @@ def cache_dir() -> Path:
     return Path(root)
 
 
+# The Cache Directory Tagging Specification's tag (bford.info/cachedir): backup tools skip the folder, and
+# `gridrules cache --prune / --clear` delete only in a folder that carries it (one GRIDRULES_CACHE names may be
+# a folder of the user's own).
+TAG = "CACHEDIR.TAG"
+TAG_TEXT = (b"Signature: 8a477f597d28d172789f06886806bc55\n"
+            b"# This file is a cache directory tag created by gridrules; it may be deleted with the folder.\n")
+
+
+def tagged(root: Path) -> bool:
+    """Whether gridrules made this cache folder (it carries the tag) or it is the default one (gridrules' own by
+    its place), which gets the tag now if an older gridrules made it without."""
+    if (root / TAG).is_file():
+        return True
+    if os.environ.get("GRIDRULES_CACHE") or not root.is_dir():
+        return False
+    store(root / TAG, TAG_TEXT)
+    return True
+
+
+def ensure_root() -> Path:
+    """The cache folder, made (and tagged) if it is not there yet; best effort, as for any cache file."""
+    root = cache_dir()
+    if not root.exists():
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            write_atomic(root / TAG, TAG_TEXT)
+        except OSError:
+            pass
+    return root
+
+
+def not_usable(err: OSError) -> str | None:
+    """What to tell the user when `err` came from the cache folder (it is a file, say, or cannot be written), which
+    the compiled backend needs for its generated modules; None for any other error."""
+    name = getattr(err, "filename", None)
+    root = cache_dir()
+    if not name or not (Path(name) == root or root in Path(name).parents):
+        return None
+    what = "GRIDRULES_CACHE" if os.environ.get("GRIDRULES_CACHE") else "the cache folder"
+    return (f"{what} `{root}` cannot be used ({err.strerror or err}: {name}): point GRIDRULES_CACHE at a folder "
+            "gridrules may write, or use --backend reference")
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write a file so that a reader sees the old contents or the new, never a part (OSError when it cannot)."""
+    root = cache_dir()
+    if root in path.parents and path.name != TAG:
+        ensure_root()  # (the cache's first file: its folder made, and tagged, first)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:

@@ -125,6 +125,15 @@ class GridrulesGroup(click.Group):
             except (OSError, ValueError):
                 pass
             raise click.exceptions.Exit(EXIT_OK) from None
+        except OSError as err:
+            from .cache import not_usable
+
+            why = not_usable(err)
+            if why is None:
+                _internal(err)
+                raise click.exceptions.Exit(EXIT_INTERNAL) from None
+            _error(why)
+            raise click.exceptions.Exit(EXIT_USAGE) from None
         except Exception as err:  # noqa: BLE001 - the last line of defence
             _internal(err)
             raise click.exceptions.Exit(EXIT_INTERNAL) from None
@@ -1210,21 +1219,29 @@ def cache(ctx, prune, clear):
     The cache keeps the native code compiled for each game (so that a second run compiles nothing), extension
     modules, checked rule files and the parser's tables. Anything in it may be deleted at any time. GRIDRULES_CACHE
     moves it."""
-    from .cache import PARTS, cache_dir, remove, size_of
-    from .compiled import import_numba
+    from .cache import PARTS, TAG, cache_dir, remove, size_of, tagged
 
     if prune and clear:
         raise click.UsageError("give either --prune or --clear, not both")
     root = cache_dir()
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"GRIDRULES_CACHE is `{root}`, which is not a folder: point it at a folder (or unset it)")
+    if (prune or clear) and root.exists() and not tagged(root):
+        raise UsageError(f"`{root}` (GRIDRULES_CACHE) holds no {TAG}: gridrules did not make this folder, so "
+                         "`cache --prune` and `--clear` delete nothing in it (is GRIDRULES_CACHE set to a folder of "
+                         "yours? gridrules makes and tags its own when the folder is not there yet)")
+    from .compiled import import_numba
     numba_folder = Path(os.environ.get("NUMBA_CACHE_DIR") or root / "numba")
     own_numba = numba_folder.resolve() == (root / "numba").resolve()
     problems: list[str] = []
     if clear:  # (only the folders gridrules makes: GRIDRULES_CACHE may name a folder that holds other things too)
         freed, files, problems = remove([root / name for name in PARTS if (root / name).exists()])
-        try:
-            root.rmdir()  # (when nothing else is left in it)
-        except OSError:
-            pass
+        if root.exists() and [p.name for p in root.iterdir()] == [TAG]:  # (nothing else left: the folder goes)
+            remove([root / TAG])
+            try:
+                root.rmdir()
+            except OSError:
+                pass
         where = f"{root}" if not root.exists() else f"the cache in {root} (files not gridrules' are left there)"
         click.echo(f"deleted {where}: {_size(freed)} in {files:,} files")
     else:

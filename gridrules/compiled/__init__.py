@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..cache import cache_dir
+from ..cache import cache_dir, ensure_root
 
 
 def runtime_copy(source: bytes | None = None) -> Path:
@@ -25,6 +25,7 @@ def runtime_copy(source: bytes | None = None) -> Path:
 
 # numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one); if numba was
 # imported already, tell its config directly, or every run would compile again.
+ensure_root()  # (made and tagged here: numba would make it untagged)
 os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
 if "numba" in sys.modules:
     from numba.core import config as _numba_config

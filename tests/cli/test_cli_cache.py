@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gridrules.cache import TAG, TAG_TEXT
 from gridrules.compiled import system as compiled_system
 from gridrules.compiled.stale import _read_folders
 
@@ -26,6 +27,7 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(root / "numba"))
     modules = root / "modules"
     modules.mkdir(parents=True)
+    (root / TAG).write_bytes(TAG_TEXT)  # (as gridrules tags the cache folders it makes)
     text = "def expand():\n    return 0\n"
     current = compiled_system._module_name(text)
     (modules / f"{current}.py").write_text(text)
@@ -53,7 +55,7 @@ def cache(tmp_path, monkeypatch):
 
 
 def _files(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != TAG}
 
 
 def test_cache_reports_its_parts_and_what_is_stale(run, cache):
@@ -145,3 +147,46 @@ def test_what_cannot_be_deleted_is_named_and_the_rest_is_deleted(run, cache, mon
     assert r.err.strip() == f"error: could not delete {other}: Permission denied"
     assert r.out == f"deleted 6 stale files in {root}: 2.2 kB\n"
     assert other.is_dir() and not (root / "modules" / "gridrules_gen_0123456789abcdef0123.py").exists()
+
+
+def test_prune_and_clear_delete_nothing_in_a_folder_gridrules_did_not_make(run, tmp_path, monkeypatch):
+    """GRIDRULES_CACHE set to a folder of the user's own that happens to hold folders named like the cache's
+    parts (`rules/`, `modules/`): without the tag gridrules puts in the folders it makes, nothing is deleted."""
+    project = tmp_path / "project"
+    for name, text in (("rules/my.grl", "game mine"), ("modules/a.py", "x = 1"), ("numba/z", "z")):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    monkeypatch.setenv("GRIDRULES_CACHE", str(project))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(project / "numba"))
+    for flag in ("--prune", "--clear"):
+        r = run("cache", flag)
+        assert r.code == 2 and "holds no CACHEDIR.TAG: gridrules did not make this folder" in r.err, r.all
+        assert "Traceback" not in r.all
+    assert _files(project) == {"rules/my.grl", "modules/a.py", "numba/z"}
+    assert (project / "rules/my.grl").read_text() == "game mine"
+
+
+def test_a_cache_that_is_not_a_folder_is_a_usage_error(run, tmp_path, monkeypatch):
+    not_a_folder = tmp_path / "file.txt"
+    not_a_folder.write_text("mine")
+    monkeypatch.setenv("GRIDRULES_CACHE", str(not_a_folder))
+    for args in (("cache",), ("cache", "--clear")):
+        r = run(*args)
+        assert r.code == 2 and "which is not a folder" in r.err and "Traceback" not in r.all, (args, r.all)
+    r = run("solve", "floodit", "hdu4127-sample.txt")  # (the compiled backend needs it for its modules)
+    assert r.code == 2 and f"GRIDRULES_CACHE `{not_a_folder}` cannot be used" in r.err, r.all
+    assert "--backend reference" in r.err and "Traceback" not in r.all
+    r = run("solve", "floodit", "hdu4127-sample.txt", "--backend", "reference")  # (a cache only saves work)
+    assert r.code == 0 and r.out == "case 1: 0 moves (optimal)\ncase 2: 3 moves (optimal): 1 2 1\n", r.all
+    assert not_a_folder.read_text() == "mine"
+
+
+def test_a_cache_gridrules_makes_is_tagged_and_clear_removes_it_whole(run, tmp_path, monkeypatch):
+    from gridrules.cache import store
+
+    root = tmp_path / "fresh"
+    monkeypatch.setenv("GRIDRULES_CACHE", str(root))
+    store(root / "rules" / "00.pickle", b"r")
+    assert (root / TAG).read_bytes() == TAG_TEXT
+    r = run("cache", "--clear")
+    assert r.code == 0 and not root.exists(), r.all
