@@ -505,6 +505,8 @@ def _print_outcome(out: Outcome, count: int, fmt: str, ruleset: str, level_path:
     else:
         line = describe(out)
         moves = out.solution.moves
+        if out.problem is not None:  # (only a solution that replays is printed: the error below says why not)
+            line, moves = "no answer (the solution found did not replay: an internal error)", None
         if count > 1:
             click.echo(f"{out.inst.level}: {line}" + (f": {' '.join(moves)}" if moves else ""))
         else:

@@ -173,6 +173,10 @@ def test_a_solution_that_does_not_replay_is_an_internal_error(run, monkeypatch):
     assert r.code == EXIT_INTERNAL
     assert "failed verification" in r.err and "Traceback" not in r.all
     assert all(json.loads(line)["verified"] is False for line in r.out.splitlines())
+    r = run("solve", "floodit", SAMPLE)  # (as text: the moves that do not replay are not printed)
+    assert r.code == EXIT_INTERNAL and "failed verification" in r.err
+    assert r.out == ("case 1: no answer (the solution found did not replay: an internal error)\n"
+                     "case 2: no answer (the solution found did not replay: an internal error)\n")
 
 
 def test_unexpected_exception_is_exit_4_with_traceback_only_on_request(run, monkeypatch):
