@@ -47,6 +47,12 @@ def ensure_root() -> Path:
     return root
 
 
+def unusable(why: str) -> str:
+    """The start of the message for a cache folder gridrules cannot use (`why` says how)."""
+    what = "GRIDRULES_CACHE" if os.environ.get("GRIDRULES_CACHE") else "the cache folder"
+    return f"{what} `{cache_dir()}` cannot be used ({why})"
+
+
 def not_usable(err: OSError) -> str | None:
     """What to tell the user when `err` came from the cache folder (it is a file, say, or cannot be written), which
     the compiled backend needs for its generated modules; None for any other error."""
@@ -54,9 +60,8 @@ def not_usable(err: OSError) -> str | None:
     root = cache_dir()
     if not name or not (Path(name) == root or root in Path(name).parents):
         return None
-    what = "GRIDRULES_CACHE" if os.environ.get("GRIDRULES_CACHE") else "the cache folder"
-    return (f"{what} `{root}` cannot be used ({err.strerror or err}: {name}): point GRIDRULES_CACHE at a folder "
-            "gridrules may write, or use --backend reference")
+    return (unusable(f"{err.strerror or err}: {name}") + ": point GRIDRULES_CACHE at a folder gridrules may write, "
+            "or use --backend reference")
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -1221,13 +1221,13 @@ def cache(ctx, prune, clear):
     The cache keeps the native code compiled for each game (so that a second run compiles nothing), extension
     modules, checked rule files and the parser's tables. Anything in it may be deleted at any time. GRIDRULES_CACHE
     moves it."""
-    from .cache import PARTS, TAG, cache_dir, remove, size_of, tagged
+    from .cache import PARTS, TAG, cache_dir, remove, size_of, tagged, unusable
 
     if prune and clear:
         raise click.UsageError("give either --prune or --clear, not both")
     root = cache_dir()
     if root.exists() and not root.is_dir():
-        raise UsageError(f"GRIDRULES_CACHE is `{root}`, which is not a folder: point it at a folder (or unset it)")
+        raise UsageError(unusable("it is not a folder") + ": point GRIDRULES_CACHE at a folder (or unset it)")
     if (prune or clear) and root.exists() and not tagged(root):
         raise UsageError(f"`{root}` (GRIDRULES_CACHE) holds no {TAG}: gridrules did not make this folder, so "
                          "`cache --prune` and `--clear` delete nothing in it (is GRIDRULES_CACHE set to a folder of "
