@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,11 +180,14 @@ def test_a_cache_that_is_not_a_folder_is_a_usage_error(run, tmp_path, monkeypatc
         assert r.code == 2 and r.out == "", (args, r.all)
         assert r.err == (f"error: GRIDRULES_CACHE `{not_a_folder}` cannot be used (it is not a folder): point "
                          "GRIDRULES_CACHE at a folder (or unset it)\n"), (args, r.all)
-    r = run("solve", "floodit", "hdu4127-sample.txt")  # (the compiled backend needs it for its modules)
-    assert r.code == 2 and r.out == "" and "Traceback" not in r.all, r.all
-    assert r.err.endswith(f"error: GRIDRULES_CACHE `{not_a_folder}` cannot be used (Not a directory: "
-                          f"{not_a_folder}/modules): point GRIDRULES_CACHE at a folder gridrules may write, or use "
-                          "--backend reference\n"), r.all
+    # (the compiled backend needs it for its modules: in a fresh process, which has none loaded already)
+    p = subprocess.run([sys.executable, "-m", "gridrules", "solve", "floodit", "hdu4127-sample.txt"],
+                       capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parents[2],
+                       env=dict(os.environ, GRIDRULES_EXTENSIONS="0", NUMBA_CACHE_DIR=str(tmp_path / "numba")))
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.endswith(f"error: GRIDRULES_CACHE `{not_a_folder}` cannot be used (Not a directory: "
+                             f"{not_a_folder}/modules): point GRIDRULES_CACHE at a folder gridrules may write, or "
+                             "use --backend reference\n"), p.stderr
     r = run("solve", "floodit", "hdu4127-sample.txt", "--backend", "reference")  # (a cache only saves work)
     assert r.code == 0 and r.out == "case 1: 0 moves (optimal)\ncase 2: 3 moves (optimal): 1 2 1\n", r.all
     assert not_a_folder.read_text() == "mine"
