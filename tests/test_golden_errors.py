@@ -8,6 +8,8 @@ rendering (`file:line:col: message`, the source line, a caret line, an optional 
                                    LEVEL_CASES below names; NAME.out is what loading it reports
   tests/golden/runtime/NAME.grl    a rule file and its level NAME.txt that load fine; NAME.out is the
                                    RuleRuntimeError that exploring the first moves raises
+  tests/golden/native/NAME.grl     likewise, for the errors of the compiled backend alone (a value that passes
+                                   its 64-bit integers, where the reference's integers have no limit)
 
 Paths are relative to the repository root (the tests run from there), so the outputs are stable.
 
@@ -211,9 +213,29 @@ def test_runtime_error(name):
     _compare(GOLDEN / "runtime" / f"{name}.out", info.value.render(), (rules,))
 
 
+@pytest.mark.parametrize("name", _names("native", ".grl"))
+def test_native_runtime_error(name):
+    """Errors of the compiled backend alone (a value past its 64-bit integers), met along the first moves: a
+    rule file and its level NAME.txt, as for runtime errors."""
+    pytest.importorskip("numba")
+    from gridrules.compiled.system import CompiledSystem
+
+    rules, level = f"tests/golden/native/{name}.grl", f"tests/golden/native/{name}.txt"
+    (inst,) = load(rules, level)
+    native = CompiledSystem(inst)
+    with pytest.raises(RuleRuntimeError) as info:
+        state = inst.initial
+        while True:  # (the first moves, each after another, with every heuristic)
+            for h in inst.game.heuristics:
+                system(inst, "compiled", h.name).heuristic(state)
+            state = native.successors(state)[0][1]
+    _located(info.value)
+    _compare(GOLDEN / "native" / f"{name}.out", info.value.render(), (rules,))
+
+
 def test_every_golden_has_its_input():
     """No stale .out files: each belongs to a case that runs."""
-    for folder, suffix in (("rules", ".grl"), ("levels", ".txt"), ("runtime", ".grl")):
+    for folder, suffix in (("rules", ".grl"), ("levels", ".txt"), ("runtime", ".grl"), ("native", ".grl")):
         inputs = set(_names(folder, suffix))
         assert set(_names(folder, ".out")) <= inputs, folder
 

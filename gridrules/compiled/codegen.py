@@ -20,11 +20,13 @@ from pathlib import Path
 
 from .. import ir
 from ..instance import Instance
+from . import bounds
 from .prune import prune_cached
 from ..layout import bits_for
 from ..reference.evaluator import MAX_FLIGHT, particle_gap, queue_room
 
 NONE = -(1 << 40)
+_OVERFLOW_TEST = {"+": "sum", "-": "difference", "*": "product"}  # (runtime's tests: rt.sum_overflows, ...)
 # The work row `ab` (system._work): flags in ab[0:QUEUE] (ab[4]: the move ran `safe`; ab[5]: it ran `commutes`;
 # ab[6]: a path search's `after`, -2 outside one; ab[7]: it ran `persists`; ab[8]: 1 while a path search that bans
 # moves lists them; ab[9]: where the ban table lies while a deadlock test may read it (runtime.is_banned), else
@@ -490,6 +492,7 @@ class Lowering:
             self.in_planes[name] = (SCRATCH + self.set_rows, count)
             self.set_rows += count
         self.moving = False
+        self.local_bounds: dict[int, tuple[int, int]] = {}  # (the procedure being lowered's: see bounds.locals_of)
         self.stale: set[str] = set()
 
     # ---- helpers
@@ -714,7 +717,71 @@ class Lowering:
 
     def x_Unary(self, e, o, ctx):
         x = self.ex(e.operand, o, ctx)
-        return f"(not {x})" if e.op == "not" else f"(-{x})"
+        if e.op == "not":
+            return f"(not {x})"
+        return f"(-{self.checked(e, ('negation', x), o)})"
+
+    def locals_of(self, proc: ir.Procedure, action: bool = False) -> dict[int, tuple[int, int]]:
+        """bounds.locals_of for a procedure: an action's int parameters lie in their domains (a move is made
+        only with values listed from them), a def's may be anything."""
+        fixed = {}
+        for slot, (_, dom) in enumerate(proc.params):
+            fixed[slot] = self._arguments(proc.name).get(slot, bounds.ANY)
+            if action and dom.ty == ir.INT:
+                lo = bounds.int_bounds(dom.lo, self.inst)[0]
+                hi = bounds.int_bounds(dom.hi, self.inst)[1]
+                fixed[slot] = (max(lo, bounds.LEAST), min(hi, bounds.MOST))
+        return bounds.locals_of(proc.body, self.inst, fixed)
+
+    @functools.cached_property
+    def _def_arguments(self) -> dict[str, dict[int, tuple[int, int]]]:
+        """For each def, the bounds of its int parameters over every call of it in the rules (what the call
+        passes, as bounded without its caller's locals: `splash(c, 1)`). The chain reaction calls a particle's
+        `hit` and `leave` defs with values of its own: their parameters may be anything."""
+        found: dict[str, dict[int, tuple[int, int]]] = {}
+        for p in self.game.particles:
+            for name in (p.hit, p.leave):
+                if name is not None:
+                    found[name] = {slot: bounds.ANY for slot in range(len(self.game.proc(name).params))}
+
+        def note(x) -> bool:
+            if isinstance(x, ir.CallDef):
+                slots = found.setdefault(x.name, {})
+                for slot, a in enumerate(x.args):
+                    b = bounds.int_bounds(a, self.inst) if a.ty == ir.INT else bounds.ANY
+                    old = slots.get(slot, b)
+                    slots[slot] = (min(old[0], b[0]), max(old[1], b[1]))
+            return False
+
+        ir.contains(self.game, note)
+        return found
+
+    def _arguments(self, name: str) -> dict[int, tuple[int, int]]:
+        return {slot: b for slot, b in self._def_arguments.get(name, {}).items() if bounds.fits(b)}
+
+    def checked(self, e, test: tuple, o: Out):
+        """Before an int operation whose value may pass 64 bits (bounds.py; test: the runtime's test for it and
+        its operands), an error when it does (the reference backend's ints have no limit); its operands, read
+        once. Where the bounds prove it fits, no test: Flood-It's and Drops' arithmetic needs none."""
+        name, *xs = test
+        value = self.int_bounds(e)
+        if bounds.fits(value):
+            return xs[0] if len(xs) == 1 else xs
+        xs = [x if x.isidentifier() or x.lstrip("-").isdigit() else self._snap(x, o) for x in xs]
+        o(f"if rt.{name}_overflows({', '.join(xs)}):")
+        o.indent()
+        o(self.overflow(e.span))
+        o.dedent()
+        if value[0] == value[1]:  # (literals whose value passes 64 bits: the test always fails, and numba would
+            xs = ["0"] * len(xs)  # not type their operation; a test that numba cannot see through goes first)
+        return xs[0] if len(xs) == 1 else xs
+
+    def int_bounds(self, e) -> tuple[int, int]:
+        return bounds.int_bounds(e, self.inst, self.local_bounds, _ON_BOARD)
+
+    def overflow(self, span) -> str:
+        return self.fault("this value passes the 64-bit integers native code computes with (-2^63 .. 2^63 - 1)",
+                          span, "`--backend reference` computes with integers of any size")
 
     def x_BinOp(self, e, o, ctx):
         op = e.op
@@ -755,10 +822,11 @@ class Lowering:
             o.indent()
             o(self.fault("division by zero", e.span))
             o.dedent()
+            if op == "/":  # (a remainder never passes its divisor)
+                a, b = self.checked(e, ("quotient", a, b), o)
             return f"({a} {'//' if op == '/' else '%'} {b})"
-        if op == "*":
-            return f"({a} * {b})"
         if lt == ir.INT:
+            a, b = self.checked(e, (_OVERFLOW_TEST[op], a, b), o)
             return f"({a} {op} {b})"
         if lt == ir.CELL and rt == ir.DIR:
             # (`none + d` is none, its column 0 as every none's: cells compare both parts)
@@ -1270,7 +1338,7 @@ class Lowering:
         return (f"({a[0]} != NONE and {b[0]} != NONE and abs({a[0]} - {b[0]}) + abs({a[1]} - {b[1]}) == 1)")
 
     def b_abs(self, e, o, ctx):
-        return f"abs({self.ex(e.args[0], o, ctx)})"
+        return f"abs({self.checked(e, ('negation', self.ex(e.args[0], o, ctx)), o)})"
 
     def b_min(self, e, o, ctx):
         return "min(" + ", ".join(self.ex(x, o, ctx) for x in e.args) + ")"
@@ -1488,10 +1556,17 @@ class Lowering:
             o(f"for {var} in range({count}):")
         elif it.ty == ir.RANGE:
             lo, hi = self._snap(self.ex(it, o, ctx), o)
-            o(f"if {hi} - {lo} >= 1000000:")
+            # (hi - lo and hi + 1 may pass 64 bits; the tests below never do)
+            o(f"if {lo} <= {bounds.MOST - 1000000} and {hi} >= {lo} + 1000000:")
             o.indent()
             o(self.fault("this loop would run more than 1,000,000 times", s.span))
             o.dedent()
+            top = self.int_bounds(it.hi)[1] if isinstance(it, ir.RangeOf) else bounds.MOST
+            if top >= bounds.MOST:
+                o(f"if {hi} == {bounds.MOST}:")
+                o.indent()
+                o(self.overflow(s.span))
+                o.dedent()
             o(f"for {var} in range({lo}, {hi} + 1):")
         else:
             i, close = self._open_set_loop(it, o, ctx)
@@ -1869,6 +1944,7 @@ def _generate(inst: Instance, heuristic: str | None, rules, moves, planes: froze
     parts.append(_state_code(low))
     for d in game.defs:
         tail = low.dummy(d.returns)
+        low.local_bounds = low.locals_of(d)
         low.moving = d.name in on_moves
         parts.append(low.function(f"def_{d.name}", low.params_code(d), d.body, "def", tail, tail))
         if d.name in low.emitters:
@@ -1890,6 +1966,7 @@ def _generate(inst: Instance, heuristic: str | None, rules, moves, planes: froze
         if ai not in used:
             continue
         body = after_prefilter(action.proc.body, steps[ai])
+        low.local_bounds = low.locals_of(action.proc, action=True)  # (the whole body's: prefilter's and cost's too)
         _ON_BOARD.clear()  # (the move's cells, unless its body binds them again)
         _ON_BOARD.update(slot for slot, (_, dom) in enumerate(action.proc.params)
                          if dom.ty == ir.CELL and not _binds(action.proc.body, slot))
@@ -1916,9 +1993,12 @@ def _generate(inst: Instance, heuristic: str | None, rules, moves, planes: froze
     _ON_BOARD.clear()
     low.moving = False
     for hi, h in enumerate(game.heuristics):  # (a heuristic reads the state it is given, never changes it)
+        low.local_bounds = low.locals_of(h.proc)
         parts.append(low.function(f"h_{hi}", ["s"], h.proc.body, "heuristic", "return 0", None, packed="s"))
     if game.score is not None:
+        low.local_bounds = low.locals_of(game.score)
         parts.append(low.function("_score", [], game.score.body, "heuristic", "return 0", None))
+    low.local_bounds = {}
     parts.append(_any_function(low, "_goal", game.goals, packed=True))
     low.moving = True  # (expand tests the move's copy)
     parts.append(_any_function(low, "_failed", game.fails))

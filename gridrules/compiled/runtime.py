@@ -81,6 +81,43 @@ def prefetch(typingctx, a, i):
     return types.void(a, i), codegen
 
 
+def _overflow_test(name):
+    """An intrinsic telling whether a 64-bit `a op b` would pass the 64-bit integers, by LLVM's
+    `{name}.with.overflow` (the processor's overflow flag). A test of the result itself does not do: numba's
+    adds and multiplies are `nsw`, so LLVM may assume they never wrap and drop such a test."""
+
+    @intrinsic
+    def overflows(typingctx, a, b):
+        if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            x, y = (context.cast(builder, v, t, types.int64) for v, t in zip(args, sig.args))
+            return builder.extract_value(getattr(builder, name + "_with_overflow")(x, y), 1)
+
+        return types.boolean(a, b), codegen
+
+    return overflows
+
+
+sum_overflows = _overflow_test("sadd")
+difference_overflows = _overflow_test("ssub")
+product_overflows = _overflow_test("smul")
+_LEAST = np.int64(-(1 << 63))
+
+
+@njit(cache=True, inline="always")
+def quotient_overflows(a, b):
+    """Whether a // b passes the 64-bit integers: only -2^63 // -1 does (2^63)."""
+    return a == _LEAST and b == -1
+
+
+@njit(cache=True, inline="always")
+def negation_overflows(a):
+    """Whether -a (or abs(a)) passes the 64-bit integers: only -(-2^63) does."""
+    return a == _LEAST
+
+
 def _pointer_to(dtype):
     """An intrinsic reading an int64 address as a pointer to `dtype` (what numba's carray takes)."""
 
