@@ -268,6 +268,7 @@ class CompiledSystem:
         if self._mod is None:
             source = self.jit_source = jit_source(self.source)
             if needs_compiling(source):
+                module_file(source)  # (first: a cache folder that cannot be used is an error before the notice)
                 about_to_compile(self.notice, _compiling(self.inst.game))
                 _warm_up_loop(self.inst.game, self.notice)
             if source is not self.source:
