@@ -309,7 +309,12 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     if rows == 0 or cols == 0:
         raise LevelError("the level has no cells", raw.head_span())
     check_size(rows, cols, raw.head_span())
-    setup = _setup(game, rows, cols, fmt, overrides or {})
+    try:
+        setup = _setup(game, rows, cols, fmt, overrides or {})
+    except _OffBoard as err:  # (located at the level: a file's levels may differ in size)
+        hint = (f"`--param {err.name}=centre` gives each level its centre" if err.given else
+                f"that is the rule file's default: `--param {err.name}=ROW,COL` gives another")
+        raise LevelError(str(err), raw.head_span(), hint) from None
     doms, dims, const = setup.doms, setup.dims, setup.const
     const.rounds[0] = const.rounds[1]  # (each level's set-up has them all)
     v = {name: x if n is None else [x] * n for name, (x, n) in setup.defaults.items()}
@@ -426,6 +431,14 @@ def _setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overrides: 
     return setup
 
 
+class _OffBoard(UsageError):
+    """A cell parameter off a level's board (which level: instantiate says); `given`: whether --param gave it."""
+
+    def __init__(self, message: str, name: str, given: bool):
+        super().__init__(message)
+        self.name, self.given = name, given
+
+
 def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overrides: dict) -> _Setup:
     from .reference.evaluator import MAX_SETUP_ROUNDS, Board, Compiler, Frame
     from .reference.system import instance_count
@@ -467,6 +480,7 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
             return Dom("body", names=game.body(ty.name).poses, cells=rows * cols)
         raise AssertionError(ty)
 
+    given = set(overrides)
     for p in game.params:  # in order: a default may use earlier parameters
         doms[p.name] = resolve(p.domain, f"parameter `{p.name}`")
         if p.name in overrides:
@@ -479,7 +493,8 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
         if dom.kind == "int" and not dom.lo <= value <= dom.hi:
             raise UsageError(f"parameter `{p.name}` must be in {dom.lo}..{dom.hi}, not {value}")
         if dom.kind == "cell" and not board.on(value):
-            raise UsageError(f"parameter `{p.name}` = {value[0] + 1},{value[1] + 1} is outside the {rows}x{cols} board")
+            raise _OffBoard(f"parameter `{p.name}` = {value[0] + 1},{value[1] + 1} is outside this level's "
+                            f"{rows}x{cols} board", p.name, p.name in given)
         params[p.name] = value
     if overrides:
         raise UsageError(f"unknown parameter `{next(iter(overrides))}`")

@@ -112,6 +112,8 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "lianliankan_odd_count": (LIANLIANKAN, [], None),
     "unordered_ranges_differ": (OWN + "unordered_ranges.grl", [], None),
     "drops_size_outside": (DROPS, [], None),
+    "parameter_cell_outside_level": (FLOODIT, ["pivot=3,3"], None),
+    "parameter_default_cell_outside_level": (OWN + "corner_target.grl", [], None),
     "drops_not_a_size": (DROPS, [], None),
     "drops_other_digits": (DROPS, [], None),
     "drops_digit_separator": (DROPS, [], None),
