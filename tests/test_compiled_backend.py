@@ -1523,3 +1523,25 @@ def test_flood_it_keeps_its_flooded_region_in_planes():
 def test_the_native_searches_over_a_layer_kept_in_planes_agree_with_the_python_ones(board):
     inst = instance_from_rules(PAINTER, board)
     native_agrees(inst, system(inst, "compiled"), system(inst, "reference"))
+
+
+def test_a_game_whose_moves_store_nothing_has_moves_natively_too():
+    """Found by tests/test_random_rules.py: where no move stores anything, a state is no words at all, and the
+    compiled backend listed no successors (zip of no words ended the listing) while the reference lists each
+    legal move."""
+    rules = """game idle "moves that change nothing"
+layer a: 0..3
+action wait(v: 0..2) "wait {v}":
+    require v != 1 or a[(0, 0)] == 2
+goal: a[(0, 0)] == 3
+level grid:
+    '0'..'3': a = value
+"""
+    for level, found in (("2\n", ["wait 0", "wait 1", "wait 2"]), ("1\n", ["wait 0", "wait 2"])):
+        inst = instance_from_rules(rules, level)
+        ref, nat = system(inst, "reference"), system(inst, "compiled")
+        assert inst.initial == ()
+        assert sorted(nat.successors(inst.initial)) == sorted(ref.successors(inst.initial))
+        assert [m for m, _, _ in nat.successors(inst.initial)] == found
+        assert nat.legal_moves(inst.initial) == ref.legal_moves(inst.initial)
+        native_agrees(inst, nat, ref)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import itertools
 import struct
 import sys
 from pathlib import Path
@@ -437,7 +438,7 @@ class CompiledSystem:
             n = self._expanded()  # (a fault of the rules, or a chain reaction that needs more room)
         # (zip takes each row's parts in turn: the move's number, the state's words, the cost)
         listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
-        return list(zip(map(self._text, listed), zip(*[listed] * self._words), listed))
+        return list(zip(map(self._text, listed), self._states(listed), listed))
 
     def _every(self, state):
         """successors(state, every=True): expand told to list every legal move (ab[3] = 0), not only a safe one."""
@@ -457,7 +458,12 @@ class CompiledSystem:
     def _rows(self, n):
         """The first n successors expand_at listed, as (move's number, state, cost)."""
         listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
-        return zip(listed, zip(*[listed] * self._words), listed)
+        return zip(listed, self._states(listed), listed)
+
+    def _states(self, listed):
+        """Each listed successor's state, its words read from `listed` in turn (a game whose moves store nothing
+        has states of no words: zip of nothing would end the listing at once)."""
+        return zip(*[listed] * self._words) if self._words else itertools.repeat(())
 
     def path_successors(self, state, after: int):
         """successors() for a path search after the commuting move numbered `after` (-1: none), with each move's
