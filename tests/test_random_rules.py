@@ -4,8 +4,10 @@ any rule file, not only the bundled ones and those the other tests write by hand
 
 The rule files are made well-typed by construction from a part of the language that is most of what games use:
 int and bool layers, a global, actions over a cell and a value, `require`, `let`, `if`/`else`, `for` over a set,
-stores to a cell and to a set of cells, and the set built-ins (`cells where`, `neighbours`, `region`, `group`),
-`count`, `distinct`, `any`, `empty`, `on_board` and int arithmetic. A store outside a domain and a step off the
+counted `while` loops, stores to a cell and to a set of cells, the set built-ins (`cells where`, `neighbours`,
+`region`, `group`), `count`, `distinct`, `any`, `empty`, `on_board` and int arithmetic; and, drawn per file, a
+def the moves call, particles whose hits may emit again (either timing), costs, `fail`, and the hints `safe`,
+`commutes` and `redundant` (path searches' successors compared too). A store outside a domain and a step off the
 board are left possible: the backends must then stop alike.
 """
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Writer:
     def __init__(self, draw):
         self.draw = draw
         self.lets = 0
+        self.extra: list[str] = []  # statements of the optional features this file has
 
     def pick(self, options):
         return self.draw(st.sampled_from(options))
@@ -102,12 +105,24 @@ class Writer:
             lines += self.statement(cells, ints, indent, depth)
         return lines
 
-    def statement(self, cells, ints, indent, depth) -> list[str]:
+    def statement(self, cells, ints, indent, depth, kind=None) -> list[str]:
         pad = "    " * indent
-        kinds = ["require", "store", "store", "bool", "global", "set store", "let"]
+        kinds = ["require", "store", "store", "bool", "global", "set store", "let"] + self.extra
         if depth < 2:
-            kinds += ["if", "for", "step"]
-        kind = self.pick(kinds)
+            kinds += ["if", "for", "step", "while"]
+        kind = kind or self.pick(kinds)
+        if kind in ("safe", "commutes", "redundant"):  # (hints: what a search is told of the move)
+            return [f"{pad}if {self.condition(cells, ints)}:", f"{pad}    {kind}"]
+        if kind == "emit":
+            d = self.pick(["", ", L", ", R", ", U", ", D"])
+            return [f"{pad}if on_board({self.cell(cells)}):", f"{pad}    emit spark({self.cell(cells)}{d})"]
+        if kind == "call":
+            return [f"{pad}bump({self.cell(cells)}, {self.int_expr(cells, ints, 1)})"]
+        if kind == "while":  # (a counted loop: it ends)
+            self.lets += 1
+            i = f"i{self.lets}"
+            return ([f"{pad}let {i} = 0", f"{pad}while {i} < {self.pick([1, 2, 3])} and {self.condition(cells, ints, 1)}:"]
+                    + self.block(cells, ints + [i], indent + 1, depth + 1, 1) + [f"{pad}    {i} += 1"])
         if kind == "require":
             return [f"{pad}require {self.condition(cells, ints)}"]
         if kind == "store":  # (may leave the domain: an error in both backends)
@@ -148,6 +163,20 @@ class Writer:
 def rule_files(draw):
     w = Writer(draw)
     lines = ['game fuzz "random rules"', f"layer a: 0..{TOP}", "layer b: bool", f"global g: 0..{GLOBAL_TOP}", ""]
+    features = draw(st.sets(st.sampled_from(["hints", "particles", "def", "cost", "fail"])))
+    if "def" in features:  # (a def that stores, reads and may reject, called from moves)
+        lines += ["def bump(c: cell, k: int):", f"    require {w.condition(['c'], ['k'], 1)}"]
+        lines += w.block(["c"], ["k"], 1, 1, 2) + [""]
+        w.extra.append("call")  # (after its body: a def calls no def that calls it)
+    if "hints" in features:  # (after the def: hints belong to moves)
+        w.extra += ["safe", "commutes", "redundant"]
+    if "particles" in features:  # (chain reactions: particles stop where a cell holds a, and a hit adds to it)
+        w.extra.append("emit")
+        timing = w.pick(["half", "unit"])
+        lines += ["particle spark:", f"    timing: {timing}", f"    stop: {w.pick(['a != 0', 'b', 'a == 3'])}",
+                  "    hit: land", "", "def land(c: cell, k: int):"]
+        lines += [f"    if a[c] + k <= {TOP}:", "        a[c] += k", "    else:", "        a[c] = 0",
+                  f"        if {w.condition(['c'], ['k'], 1)}:", "            emit spark(c)", ""]
     for k in range(draw(st.integers(1, 3))):
         shape = w.pick(["cell", "cell", "value", "both", "none"])
         params, notation, cells, ints, first = [], f"m{k}", [], [], []
@@ -161,11 +190,19 @@ def rule_files(draw):
             notation += " {v}"
             ints.append("v")
             first.append("    require v >= 0")
-        lines.append(f'action m{k}({", ".join(params)}) "{notation}":')
+        cost = f" cost {w.int_expr(cells, ints, 1)} % 3 + 1" if "cost" in features else ""
+        lines.append(f'action m{k}({", ".join(params)}) "{notation}"{cost}:')
         lines += first + w.block(cells, ints, 1, 0, draw(st.integers(1, 4)))
+        if k == 0:  # (the first move uses what the file declares, at least once)
+            if "def" in features:
+                lines += w.statement(cells, ints, 1, 2, "call")
+            if "particles" in features:
+                lines += w.statement(cells, ints, 1, 2, "emit")
         lines.append("")
     lines.append("goal: " + w.pick([f"g == {GLOBAL_TOP}", "empty(cells where a == 0)", "count(cells where b) == 2",
                                     "any(cells where a == 3) and not any(cells where b)"]))
+    if "fail" in features:
+        lines.append(f"fail: {w.condition([], [], 1)}")
     lines.append(f"heuristic h: {w.int_expr([], [], 1)}")
     lines += ["", "level grid:", f"    '0'..'{TOP}': a = value", "    'x': b = true", ""]
     return "\n".join(lines)
@@ -185,7 +222,7 @@ def _outcome(f, *args):
         return "error", (err.span.line, err.span.col) if err.span else None
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # (~10 s each: a module)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # (~15 s each: a module)
 @given(rule_files(), levels(), st.integers(0, 10**6))
 def test_random_rule_files_walk_alike_in_both_backends(rules, level, seed):
     inst = instance_from_rules(rules, level)
@@ -197,6 +234,11 @@ def test_random_rule_files_walk_alike_in_both_backends(rules, level, seed):
         assert a == b, rules
         assert _outcome(ref.is_goal, state) == _outcome(nat.is_goal, state), rules
         assert _outcome(ref.heuristic, state) == _outcome(nat.heuristic, state), rules
+        assert ref.commuting == nat.commuting, rules
+        if ref.commuting and a[0] == "value":  # (what a path search gets after some commuting move, or none)
+            after = rng.randrange(-1, len(ref.moves))
+            assert (_outcome(lambda s: sorted(ref.path_successors(s, after)), state)
+                    == _outcome(lambda s: sorted(nat.path_successors(s, after)), state)), rules
         if a[0] == "error" or not a[1]:
             break
         state = rng.choice(a[1])[1]

@@ -438,7 +438,8 @@ class CompiledSystem:
             n = self._expanded()  # (a fault of the rules, or a chain reaction that needs more room)
         # (zip takes each row's parts in turn: the move's number, the state's words, the cost)
         listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
-        return list(zip(map(self._text, listed), self._states(listed), listed))
+        words = self._words
+        return list(zip(map(self._text, listed), zip(*[listed] * words) if words else _NO_WORDS, listed))
 
     def _every(self, state):
         """successors(state, every=True): expand told to list every legal move (ab[3] = 0), not only a safe one."""
@@ -463,7 +464,7 @@ class CompiledSystem:
     def _states(self, listed):
         """Each listed successor's state, its words read from `listed` in turn (a game whose moves store nothing
         has states of no words: zip of nothing would end the listing at once)."""
-        return zip(*[listed] * self._words) if self._words else itertools.repeat(())
+        return zip(*[listed] * self._words) if self._words else _NO_WORDS
 
     def path_successors(self, state, after: int):
         """successors() for a path search after the commuting move numbered `after` (-1: none), with each move's
@@ -546,6 +547,9 @@ class CompiledSystem:
         """The state after `move`, or None when the move is not legal here."""
         step = self.step(state, move)
         return None if step is None else step[0]
+
+
+_NO_WORDS = itertools.repeat(())  # (each successor's state where states have no words: see _states)
 
 
 def _at_signature(name: str):
