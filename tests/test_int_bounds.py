@@ -3,6 +3,8 @@ error instead of going on with a wrapped value; everywhere else it computes what
 integers, of any size) computes. The bounds that decide where a test is needed (compiled/bounds.py) must hold."""
 from __future__ import annotations
 
+import functools
+
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
@@ -16,7 +18,9 @@ int64s = st.one_of(st.integers(LEAST, MOST), st.sampled_from([LEAST, LEAST + 1, 
                                                               1 << 31, -(1 << 31), 3037000499, 3037000500]))
 
 
+@functools.cache
 def _tests():
+    """The runtime's five tests of one pair, in one compiled function."""
     from numba import njit
 
     from gridrules.compiled import runtime as rt
@@ -29,18 +33,13 @@ def _tests():
     return tests
 
 
-_TESTS = []
-
-
 @given(int64s, int64s)
 @example(LEAST, -1)
 @example(3037000500, 3037000500)  # (just past 2^63: 3037000500^2 = 9223372037000250000)
 @example(-3037000500, 3037000500)
 def test_the_runtime_tells_when_an_operation_passes_64_bits(a, b):
-    if not _TESTS:
-        _TESTS.append(_tests())
     outside = [not LEAST <= v <= MOST for v in (a + b, a - b, a * b, a // b if b else 0, -a)]
-    assert list(_TESTS[0](a, b)) == outside
+    assert list(_tests()(a, b)) == outside
 
 
 RULES = """\

@@ -21,6 +21,11 @@ def fits(b: tuple[int, int]) -> bool:
     return LEAST <= b[0] and b[1] <= MOST
 
 
+def clipped(b: tuple[int, int]) -> tuple[int, int]:
+    """Bounds of a 64-bit value worked out as `b`: what passes 64 bits is an error before anything holds it."""
+    return max(b[0], LEAST), min(b[1], MOST)
+
+
 def int_bounds(e: ir.Expr, inst: Instance, local: dict | None = None, on_board=frozenset()) -> tuple[int, int]:
     """(lo, hi) such that e's value lies in lo..hi, exactly computed (Python ints): it may pass 64 bits, which
     is what an operation's check is for. An operand's bounds are clipped to 64 bits (a checked operation
@@ -81,8 +86,7 @@ def combine(op: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
 
 
 def _operand(e: ir.Expr, inst: Instance, local, on_board) -> tuple[int, int]:
-    lo, hi = int_bounds(e, inst, local, on_board)
-    return max(lo, LEAST), min(hi, MOST)
+    return clipped(int_bounds(e, inst, local, on_board))
 
 
 def _stored(inst: Instance, name: str) -> tuple[int, int]:

@@ -726,11 +726,10 @@ class Lowering:
         only with values listed from them), a def's may be anything."""
         fixed = {}
         for slot, (_, dom) in enumerate(proc.params):
-            fixed[slot] = self._arguments(proc.name).get(slot, bounds.ANY)
+            fixed[slot] = self._def_arguments.get(proc.name, {}).get(slot, bounds.ANY)
             if action and dom.ty == ir.INT:
-                lo = bounds.int_bounds(dom.lo, self.inst)[0]
-                hi = bounds.int_bounds(dom.hi, self.inst)[1]
-                fixed[slot] = (max(lo, bounds.LEAST), min(hi, bounds.MOST))
+                fixed[slot] = bounds.clipped((bounds.int_bounds(dom.lo, self.inst)[0],
+                                              bounds.int_bounds(dom.hi, self.inst)[1]))
         return bounds.locals_of(proc.body, self.inst, fixed)
 
     @functools.cached_property
@@ -748,16 +747,13 @@ class Lowering:
             if isinstance(x, ir.CallDef):
                 slots = found.setdefault(x.name, {})
                 for slot, a in enumerate(x.args):
-                    b = bounds.int_bounds(a, self.inst) if a.ty == ir.INT else bounds.ANY
+                    b = bounds.clipped(bounds.int_bounds(a, self.inst)) if a.ty == ir.INT else bounds.ANY
                     old = slots.get(slot, b)
                     slots[slot] = (min(old[0], b[0]), max(old[1], b[1]))
             return False
 
         ir.contains(self.game, note)
         return found
-
-    def _arguments(self, name: str) -> dict[int, tuple[int, int]]:
-        return {slot: b for slot, b in self._def_arguments.get(name, {}).items() if bounds.fits(b)}
 
     def checked(self, e, test: tuple, o: Out):
         """Before an int operation whose value may pass 64 bits (bounds.py; test: the runtime's test for it and
