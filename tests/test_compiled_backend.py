@@ -1058,6 +1058,55 @@ def test_groups_agree(board, seed):
     walk_and_compare(instance_from_rules(GROUPS, board), seed, steps=10)
 
 
+# A variable set to a flood (`group`, or `region` of `layer == value`) is made in the variable's own row natively
+# (codegen._grows_into) unless the flood reads the variable: floods set in loops, from each other, after a copy,
+# and from themselves, against the reference.
+FLOOD_LOCALS = """\
+game flood_locals "variables set to floods"
+layer colour: 0..2
+layer seen: bool
+
+action look(p: cell) "{p}":
+    require not seen[p]
+    let g = group(p, colour)
+    let kept = g                                           # a copy: later floods must not change it
+    let r = region(p, colour == colour[p])
+    let i = 0
+    while i < 3:
+        let u = group(neighbours(r), colour)               # one row, made again each round
+        g = group(neighbours(u) - r, colour)               # from another flood variable
+        r = region(r | neighbours(u), colour == colour[p]) # from itself: a scratch row and a copy
+        kept = kept | (g & u)
+        i += 1
+    seen[kept] = true
+    seen[r - g] = true
+    require count(cells where seen) > count(g) or any(neighbours(r) where not seen)
+
+heuristic spread:
+    let taken = cells where seen
+    let layers = 0
+    while any(cells - taken) and layers < 9:
+        let reached = group(neighbours(taken), colour)     # as Flood-It's bound does
+        let twice = group(reached, colour)                 # from another flood variable
+        taken = taken | twice
+        layers += 1
+    return layers * 100 + count(taken)
+
+goal: empty(cells where not seen)
+
+level grid:
+    '0'..'2' : colour = value
+"""
+
+
+@settings(max_examples=15, deadline=None)
+@given(digit_grids(2, 6, 7), st.integers(0, 10**6))
+def test_floods_made_in_their_variables_rows(board, seed):
+    inst = instance_from_rules(FLOOD_LOCALS, board)
+    walk_and_compare(inst, seed, steps=8)
+    each_heuristic_agrees(inst, seed, steps=8)
+
+
 # A static layer's value masks and equal edges are worked out once a level (system._static_rows), a bool layer
 # read alone, `S where lit` or `S where not lit`, is its value mask, and `and`, `or` and `not` of such conditions
 # are word operations (codegen._mask_condition): sets of these kinds in actions, heuristics and the goal,

@@ -283,6 +283,14 @@ def _locals_in(e) -> set[int]:
     return found
 
 
+def _grows_into(e) -> bool:
+    """Whether a set expression is a flood that Lowering may make in a row it is given (b_group, b_region's bitboard
+    path) rather than in a scratch row of its own."""
+    if not isinstance(e, ir.Builtin):
+        return False
+    return e.name == "group" or (e.name == "region" and Lowering._layer_equality(e.args[1]) is not None)
+
+
 def after_prefilter(body: tuple, steps: list) -> tuple:
     """An action's body less the conjuncts its prefilter steps check (one step a conjunct, in order)."""
     left, out = len(steps), []
@@ -547,6 +555,8 @@ class Lowering:
         """The BM rows a move's copy keeps a layer's planes in (in_planes), as one array laid out as in a packed
         state."""
         first, count = self.in_planes[name]
+        if count == 1:  # (a row is that array already; numba reshapes a slice by a call into its C helpers)
+            return f"BM[{first}]"
         return f"BM[{first}:{first + count}].reshape(-1)"
 
     def planes_of(self, name: str, packed: str | None) -> str:
@@ -892,11 +902,21 @@ class Lowering:
         x = self._word(e, o, ctx, w)
         v = self.t()
         if kind == "any":
-            o(f"{v} = False")
-            o(f"for {w} in range(K):")
-            o(f"    if {x} != 0:")
-            o(f"        {v} = True")
-            o("        break")
+            # On a small board the words are OR-ed without a branch a word: whether a word is empty is the data's
+            # to say, and a branch mispredicted costs more than the few words left (Flood-It's bound: ~1 in 9
+            # of its time on one such branch). A large board stops at the first word that is not.
+            a = self.t("a")
+            o("if K <= 8:")
+            o(f"    {a} = np.uint64(0)")
+            o(f"    for {w} in range(K):")
+            o(f"        {a} |= {x}")
+            o(f"    {v} = {a} != 0")
+            o("else:")
+            o(f"    {v} = False")
+            o(f"    for {w} in range(K):")
+            o(f"        if {x} != 0:")
+            o(f"            {v} = True")
+            o("            break")
         else:
             o(f"{v} = 0")
             o(f"for {w} in range(K):")
@@ -1164,15 +1184,17 @@ class Lowering:
                 return a.layer, b
         return None
 
-    def b_region(self, e, o, ctx):
+    def b_region(self, e, o, ctx, out: str | None = None):
+        """(`out`: the row the flood is made in, when _grows_into says it may be given)"""
         seeds, pred = e.args
         s0 = self.as_set(self.ex(seeds, o, ctx), seeds.ty, o)
         fast = self._layer_equality(pred)
         if fast is not None:
             layer, value = fast
             v = self.ex(value, o, ctx)
-            return self._snap(f"rt.flood_into({s0}, {self.value_mask(layer, v, o)}, {self.row()}, {self.row()}, "
-                              f"COLS, K, NOT_LEFT, NOT_RIGHT, FULL)", o)
+            return self._snap(f"rt.flood_into({s0}, {self.value_mask(layer, v, o)}, {out or self.row()}, "
+                              f"{self.row()}, COLS, K, NOT_LEFT, NOT_RIGHT, FULL)", o)
+        assert out is None
         inside, frontier, rejected, grown, fresh = (self.t("s") for _ in range(5))
         o(f"{inside} = rt.copy_into({s0}, {self.row()})")
         o(f"{frontier} = rt.copy_into({s0}, {self.row()})")
@@ -1200,7 +1222,8 @@ class Lowering:
         o.dedent()
         return inside
 
-    def b_group(self, e, o, ctx):
+    def b_group(self, e, o, ctx, out: str | None = None):
+        """(`out`: the row the group is made in, when _grows_into says it may be given)"""
         seeds, value = e.args
         s0 = self.as_set(self.ex(seeds, o, ctx), seeds.ty, o)
         if isinstance(value, ir.LayerAt) and isinstance(value.cell, ir.Here):
@@ -1213,7 +1236,7 @@ class Lowering:
             self._end_cells(o, ctx)
             right, down = self.row(), self.row()
             o(f"rt.same_masks_into({vals}, {right}, {down}, N, COLS)")
-        return self._snap(f"rt.group_into({s0}, {right}, {down}, {self.row()}, COLS, K, FULL)", o)
+        return self._snap(f"rt.group_into({s0}, {right}, {down}, {out or self.row()}, COLS, K, FULL)", o)
 
     def same_masks(self, layer: str, o: Out) -> tuple[str, str]:
         """The rows of a layer's equal edges (rt.same_masks_into), memoized per function call like the value
@@ -1401,6 +1424,12 @@ class Lowering:
         if s.value.ty == ir.SET and _word_tree(s.value):  # (straight into the variable's own row)
             row = self.let_rows[s.slot] = self.row()
             o(f"{self.local(s.slot, ir.SET)} = {self.words(s.value, o, ctx, row)}")
+            return
+        if _grows_into(s.value) and s.slot not in _locals_in(s.value):
+            # (a flood straight into the variable's own row, not a scratch row copied: its seeds never read
+            # that row, which only this statement writes and only this variable holds)
+            row = self.let_rows[s.slot] = self.row()
+            o(f"{self.local(s.slot, ir.SET)} = {getattr(self, 'b_' + s.value.name)(s.value, o, ctx, row)}")
             return
         v = self.ex(s.value, o, ctx)
         names = self.local(s.slot, s.value.ty)

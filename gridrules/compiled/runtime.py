@@ -489,13 +489,12 @@ def flood_into(seeds, allowed, out, nxt, cols, k, not_left, not_right, full):
         out[j] = seeds[j]
     while True:
         grow_into(out, nxt, cols, k, not_left, not_right, full)
-        changed = False
+        changed = uint64(0)  # (the bits a round adds, OR-ed: no branch a word, see group_into)
         for j in range(k):
             v = out[j] | (nxt[j] & allowed[j])
-            if v != out[j]:
-                out[j] = v
-                changed = True
-        if not changed:
+            changed |= v ^ out[j]
+            out[j] = v
+        if changed == 0:
             return out
 
 
@@ -519,13 +518,14 @@ def group_into(seeds, same_right, same_down, out, cols, k, full):
     """The seeds plus every cell reached from them by steps between 4-adjacent cells of equal value (the edges
     of same_masks_into), into `out` (not an input). Each round steps every member along its equal edges, a word
     at a time, in place: a word's growth reaches the words after it in the same round (fewer rounds than
-    stepping from the last round's set alone: ~1.2x quicker on random 14x14 boards)."""
+    stepping from the last round's set alone: ~1.2x quicker on random 14x14 boards). Whether a word grew is
+    OR-ed into one word and tested once a round: a branch a word, which the data decides, mispredicts often."""
     q, r = cols >> 6, cols & 63
     zero = uint64(0)
     for j in range(k):
         out[j] = seeds[j] & full[j]
     while True:
-        changed = False
+        changed = zero
         for j in range(k):
             x = out[j]
             right = (x & same_right[j]) << ONE  # to cell i + 1
@@ -545,10 +545,9 @@ def group_into(seeds, same_right, same_down, out, cols, k, full):
                 if r != 0 and j + q + 1 < k:
                     up |= out[j + q + 1] << uint64(64 - r)
             y = x | right | (left & same_right[j]) | down | (up & same_down[j])
-            if y != x:
-                out[j] = y
-                changed = True
-        if not changed:
+            changed |= y ^ x
+            out[j] = y
+        if changed == 0:
             return out
 
 
