@@ -18,6 +18,7 @@ in the order 0 < 1 < 3 < 130 < 4.
 """
 from __future__ import annotations
 
+import gc
 import json
 import re
 import os
@@ -252,13 +253,24 @@ def cli():
     """
 
 
+_COLLECTOR_HELD = False  # (main holds Python's cycle collector off until a search starts: _collect_from_now)
+
+
 def main(argv: list[str] | None = None) -> None:
     """The console entry point (`gridrules`, `python -m gridrules`)."""
+    global _COLLECTOR_HELD
+    if gc.isenabled():
+        gc.disable()
+        _COLLECTOR_HELD = True
     try:
         cli.main(args=argv, prog_name="gridrules")
     except KeyboardInterrupt:  # outside a command (e.g. while starting up)
         _error("interrupted", prefix="")
         sys.exit(EXIT_INTERRUPTED)
+    finally:
+        if _COLLECTOR_HELD:  # (no search ran: a caller of main gets its collector back as it was)
+            _COLLECTOR_HELD = False
+            gc.enable()
 
 
 # ---- loading ---------------------------------------------------------------------------------------
@@ -396,6 +408,18 @@ def _compile_notice(text: str) -> None:
         _stderr_console().print(f"[dim]{text}[/dim]", soft_wrap=True)
 
 
+def _collect_from_now() -> None:
+    """Starting up (numpy, numba, llvmlite, lark, the rules, the native code) makes about a million objects that
+    live to the end, and Python's cycle collector walked them again and again as they came: ~15 % of a warm
+    `gridrules solve`. So main holds it off until the first search, and then freezes what is alive out of its way
+    (gc.freeze) and lets it run as usual: a search in Python (the reference backend) makes garbage of its own."""
+    global _COLLECTOR_HELD
+    if _COLLECTOR_HELD:
+        _COLLECTOR_HELD = False
+        gc.freeze()
+        gc.enable()
+
+
 def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristic: str | None,
                    time_limit, max_states, backend: str, progress: bool) -> Outcome:
     from . import api
@@ -417,6 +441,7 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
     budget = Budget(time_limit=time_limit, max_states=max_states, max_cost=inst.limit,
                     progress=reporter if progress else None, admissible=system.admissible,
                     improved=improved if algo == "anytime" else None)
+    _collect_from_now()
     try:
         sol = api.solve(system, algo, budget)
     finally:

@@ -284,3 +284,36 @@ def test_verify_replays_every_printed_solution():
     best = solve(ref, "astar")
     assert check(best.moves, best.cost) == (True, None)
     assert check(best.moves, best.cost + 1) == (False, f"its moves cost {best.cost}, the solver said {best.cost + 1}")
+
+
+def test_the_cycle_collector_is_held_while_starting_up_and_runs_during_searches():
+    """`gridrules` holds Python's cycle collector off while it starts (numpy, the rules, the native code: ~15 % of
+    a warm run was the collector walking what start-up makes) and turns it on, with start-up's objects frozen out
+    of its way, before the first search: a search in Python makes garbage of its own. In `--jobs` workers too."""
+    code = ("import gc, sys\n"
+            "from gridrules import api\n"
+            "from gridrules.cli import main\n"
+            "real = api.solve\n"
+            "def solve(*args):\n"
+            "    print('collector on:', gc.isenabled(), 'frozen:', gc.get_freeze_count() > 0, flush=True)\n"
+            "    return real(*args)\n"
+            "api.solve = solve\n"
+            "print('before main, on:', gc.isenabled(), flush=True)\n"
+            "try:\n"
+            "    main(sys.argv[1:])\n"
+            "finally:\n"
+            "    print('after main, on:', gc.isenabled(), flush=True)\n")
+    level = str(ROOT / "rulesets/floodit/levels/hdu4127-sample.txt")
+    for extra in ([], ["--jobs", "2"]):
+        r = subprocess.run([sys.executable, "-c", code, "solve", "floodit", level, "--backend", "reference", *extra],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == EXIT_OK, r.stderr
+        lines = [line for line in r.stdout.splitlines() if not line.startswith("case")]
+        assert lines[0] == "before main, on: True"
+        assert lines[1:-1] == ["collector on: True frozen: True"] * 2, r.stdout  # (the sample's two cases)
+        assert sorted(line for line in r.stdout.splitlines() if line.startswith("case")) == [
+            "case 1: 0 moves (optimal)", "case 2: 3 moves (optimal): 1 2 1"]
+    r = subprocess.run([sys.executable, "-c", code, "validate", "floodit"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == EXIT_OK, r.stderr
+    assert r.stdout.splitlines()[-1] == "after main, on: True"  # (no search: the collector as it was)
