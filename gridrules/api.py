@@ -68,31 +68,44 @@ def compile_rules(text: str, path: str = "<rules>") -> tuple[ir.Game, list]:
     """Parse and check a rule file: (game, warnings). Raises RuleError / ErrorList with file:line:col."""
     from .check import check  # (with its AST classes: a cached game needs neither, see checked_game)
 
+    from lark.exceptions import VisitError
+
     try:
         return check(parse_rules(text, path), path)
     except RecursionError as err:  # (in either form, reading or checking)
-        raise RuleError("the rules nest too deeply to read (a very long expression, or a long chain of defs "
-                        "calling each other)", _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2),
-                        "split it with `let`s or defs") from None
+        raise _too_deep(err, text, path) from None
+    except VisitError as err:  # (lark wraps what its tree transformer's callbacks raise)
+        if not isinstance(err.orig_exc, RecursionError):
+            raise
+        raise _too_deep(err.orig_exc, text, path) from None
+
+
+def _too_deep(err: RecursionError, text: str, path: str) -> RuleError:
+    return RuleError("the rules nest too deeply to read (a very long expression, blocks nested very deep, or a "
+                     "long chain of defs calling each other)",
+                     _deep_span(err, text, path) or Span(Source(path, text), 1, 1, 1, 2), "split it with `let`s or defs")
 
 
 def _deep_span(err: BaseException, text: str, path: str) -> Span | None:
     """Where the reading was when it recursed too deeply: the line on which the last-starting node of this file
-    on the stack starts (the deep expression's: which of its parts the stack holds depends on where it failed),
-    from its first character to its last."""
-    starts = []  # (line, column) of the nodes on the stack: our AST's, and the parse trees being transformed
+    in the innermost frame that holds one starts (the deep part's: which of its nodes the stack holds depends on
+    where it failed; frames further out may hold other parts of the file, e.g. a loop's last declaration), from
+    its first character to its last."""
+    starts = []  # (line, column) of the nodes in the innermost frame with any: our AST's, and parse trees
     shift = 0  # (lines: the parse trees of DSL text in a YAML file count from its snippet, see parse._Build)
     tb = err.__traceback__
     while tb is not None:
+        here = []
         for value in list(tb.tb_frame.f_locals.values()):
             span = getattr(value, "span", None)
             if isinstance(span, Span) and span.source.path == path:
-                starts.append((span.line, span.col))
+                here.append((span.line, span.col))
             meta = getattr(value, "meta", None)  # (a lark Tree: its nodes are not built yet)
             if getattr(value, "data", None) is not None and getattr(meta, "line", None) is not None:
-                starts.append((meta.line + shift, meta.column))
+                here.append((meta.line + shift, meta.column))
             if isinstance(getattr(value, "shift", None), tuple) and getattr(value, "src", None) is not None:
                 shift = value.shift[0]  # (the transformer building a snippet: its trees are in frames below)
+        starts = here or starts
         tb = tb.tb_next
     if not starts:
         return None
