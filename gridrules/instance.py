@@ -505,6 +505,8 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
             raise RuleError(f"the parameters of unordered action `{action.name}` range over different values for "
                             f"this level ({shown}); they must range over the same ones", action.span)
     for action in game.actions:  # (too many moves: said before the legend and `init`, slow on such a board)
+        if not ir.contains(action.when, lambda x: isinstance(x, ir.Local)) and not const_value(action.when):
+            continue  # (switched off for this level, as `when free` in Flood-It: it has no moves to count)
         instance_count(action, [_values(d, rows * cols, game, const_value) for _, d in action.proc.params])
 
     v: dict = {}

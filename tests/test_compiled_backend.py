@@ -121,19 +121,46 @@ def test_native_budgets(algorithm):
     assert (capped.status, capped.optimal) == (oracle.status, oracle.optimal) == (UNSOLVABLE, True)
 
 
-# 255 one-cost ticks, then a 3-cost step to the goal or beside it: a breadth-first search makes the goal (cost 258)
-# while states of cost 255 still wait, so a stop then must not claim more than 258 (found by a review: the
-# frontier's least cost plus the cheapest move, 259, was reported before the goal made counted).
+def test_native_chunks_start_small_and_follow_the_pace_of_the_states():
+    """The time limit and Ctrl-C are heeded between native chunks: the first is small (a state of a 300x300
+    Flood-It board costs ~70 ms; a first chunk of 256 states overran a 2 s limit by 15 s, found by a robustness
+    sweep), a chunk over 0.2 s is cut to about a tenth of a second at its pace, and quick ones grow quickly."""
+    from gridrules.compiled.search import _Pace
+    from solvers import Budget
+
+    pace = _Pace(Budget(time_limit=2.0), [])
+    assert pace.chunk <= 16
+    first = pace.chunk
+    assert not pace.time_is_up(first * 0.07)  # (70 ms a state)
+    assert pace.chunk == 1  # a state a chunk: the limit is looked at every 70 ms
+    pace.time_is_up(0.5)
+    assert pace.chunk == 1
+    quick = _Pace(Budget(), [])
+    calls, done = 0, 0
+    while done < 3000:  # a 14x14 Flood-It board's search: as few returns to Python as a chunk of 256 first made
+        done += quick.chunk
+        calls += 1
+        quick.time_is_up(quick.chunk * 1e-6)
+    assert calls <= 4
+    before = quick.chunk
+    quick.time_is_up(0.3)  # slow now: to about 0.1 s of states
+    assert quick.chunk == before // 3
+
+
+# One-cost ticks as many as the first native chunk expands less one, then a 3-cost step to the goal or beside it:
+# a breadth-first search stopped after that chunk has made the goal (cost ticks + 3) while states of cost `ticks`
+# still wait, so the stop must not claim more than the goal's cost (found by a review: the frontier's least cost
+# plus the cheapest move was reported before the goal made counted).
 JUMP = """game jump
 global n: 0..1000
 action tick() "t":
-    require n < 255
+    require n < TICKS
     n += 1
 action win() "w" cost 3:
-    require n == 255
+    require n == TICKS
     n = 1000
 action side() "s" cost 3:
-    require n == 255
+    require n == TICKS
     n = 500
 goal: n == 1000
 level grid:
@@ -142,15 +169,19 @@ level grid:
 
 
 def test_a_breadth_first_search_stopped_after_making_a_goal_proves_no_more_than_its_cost():
-    inst = instance_from_rules(JUMP, ".\n")
+    from gridrules.compiled.search import _Pace
+
+    first = _Pace(Budget(), []).chunk
+    ticks, goal = first - 1, first + 2
+    inst = instance_from_rules(JUMP.replace("TICKS", str(ticks)), ".\n")
     nat, ref = system(inst, "compiled"), system(inst, "reference")
-    assert solve(ref, "bfs").cost == 258
-    stopped = nat.search("bfs", Budget(time_limit=1e-9))  # (after the first chunk: 256 expansions)
-    assert stopped.status == SOLVED and stopped.cost == 258 and stopped.optimal  # (its bound, 258, proves it)
-    for budget in (Budget(max_states=k) for k in (10, 255, 256, 257, 258)):
+    assert solve(ref, "bfs").cost == goal
+    stopped = nat.search("bfs", Budget(time_limit=1e-9))  # (after the first chunk: `first` expansions)
+    assert stopped.status == SOLVED and stopped.cost == goal and stopped.optimal  # (its bound, the goal's, proves it)
+    for budget in (Budget(max_states=k) for k in (first // 2, ticks, first, first + 1, goal)):
         for sol in (nat.search("bfs", budget), solve(ref, "bfs", budget)):
-            assert sol.bound is None or sol.bound <= 258
-            assert sol.moves is None or sol.cost == 258
+            assert sol.bound is None or sol.bound <= goal
+            assert sol.moves is None or sol.cost == goal
 
 
 def test_api_solve_runs_the_backends_own_search():
@@ -1463,7 +1494,8 @@ def test_a_stopped_deepening_search_never_reports_a_bound_its_solution_in_hand_r
     """IDA* (here without a heuristic: cost-bounded deepening) on JUMP with ticks past 255 that lead nowhere: it
     meets the goal (cost 258) while its bound is 255 and keeps it through the bounds 256 and 257; stopped once
     the bound is 258, that bound proves the goal in hand optimal. Both backends answer alike at every stop."""
-    rules = JUMP.replace("goal:", 'action tock() "k":\n    require n >= 255 and n < 400\n    n += 1\ngoal:')
+    rules = JUMP.replace("TICKS", "255").replace(
+        "goal:", 'action tock() "k":\n    require n >= 255 and n < 400\n    n += 1\ngoal:')
     inst = instance_from_rules(rules, ".\n")
     nat, ref = system(inst, "compiled"), system(inst, "reference")
     seen = set()

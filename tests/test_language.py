@@ -227,6 +227,17 @@ level grid:
     with pytest.raises(UsageError) as err:
         instance_from_rules(many.replace("5000", str(2**62 - 1)), ".")
     assert f"{(2**62) ** 2:,} parameter combinations for this level (the limit is 1,000,000)" in str(err.value)
+    # an action switched off for the level (a `when` of its parameters alone that is false) has no moves to count,
+    # in either backend: Flood-It's `flood_at`, `when free`, refused boards over ~408x408 in plain Flood-It
+    switched = many.replace("param k: int = 5000", "param k: int = 5000\nparam on: bool = false").replace(
+        'action go(a: 0..k, b: 0..k) "go":', 'action go(a: 0..k, b: 0..k) "go" when on:\n    n = 2\n'
+        'action step() "step":')
+    inst = instance_from_rules(switched, ".")
+    for backend in ("reference", "compiled"):
+        assert [text for text, _, _ in system(inst, backend).successors(inst.initial)] == ["step"]
+    with pytest.raises(UsageError) as err:
+        instance_from_rules(switched, ".", {"on": True})
+    assert "action `go` has 25,010,001 parameter combinations" in str(err.value)
 
 
 def test_rules_nested_too_deeply_are_reported_not_crashed():

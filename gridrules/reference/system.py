@@ -116,15 +116,15 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     out = []
     for ai, action in enumerate(inst.game.actions):
         # (ranges, not lists: a domain of 2^62 values is counted, and refused below, without being listed)
+        when = c.expr(action.when)
+        if not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer)
+            if not when(Frame({}, action.proc.nlocals)):
+                continue  # (switched off for this level: its parameters are not counted either)
+            when = None
         domains = [parameter_values(dom, inst, c) for _, dom in action.proc.params]
-        count = instance_count(action, [len(d) for d in domains])
+        instance_count(action, [len(d) for d in domains])
         combinations = (itertools.combinations(domains[0], len(domains)) if action.unordered
                         else itertools.product(*domains))  # (product lists its ranges: only after the count)
-        when = c.expr(action.when)
-        if count and not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer)
-            if not when(Frame({}, action.proc.nlocals)):
-                continue
-            when = None
         for args in combinations:
             if when is not None:
                 f = Frame({}, action.proc.nlocals)
