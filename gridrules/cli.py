@@ -409,10 +409,11 @@ def _compile_notice(text: str) -> None:
 
 
 def _collect_from_now() -> None:
-    """Starting up (numpy, numba, llvmlite, lark, the rules, the native code) makes about a million objects that
-    live to the end, and Python's cycle collector walked them again and again as they came: ~15 % of a warm
-    `gridrules solve`. So main holds it off until the first search, and then freezes what is alive out of its way
-    (gc.freeze) and lets it run as usual: a search in Python (the reference backend) makes garbage of its own."""
+    """Starting up (numpy, rich, lark, the rules, the native code; numba when it compiles) makes objects by the
+    hundred thousand, tens of thousands of which live to the end (~37,000 for the sample), and Python's cycle
+    collector ran again and again while they came: ~12..15 % of a warm `gridrules solve`. So main holds it off
+    until the first search, and then freezes what is alive out of its way (gc.freeze) and lets it run as usual: a
+    search in Python (the reference backend) makes garbage of its own."""
     global _COLLECTOR_HELD
     if _COLLECTOR_HELD:
         _COLLECTOR_HELD = False

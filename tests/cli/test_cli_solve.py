@@ -287,9 +287,10 @@ def test_verify_replays_every_printed_solution():
 
 
 def test_the_cycle_collector_is_held_while_starting_up_and_runs_during_searches():
-    """`gridrules` holds Python's cycle collector off while it starts (numpy, the rules, the native code: ~15 % of
-    a warm run was the collector walking what start-up makes) and turns it on, with start-up's objects frozen out
-    of its way, before the first search: a search in Python makes garbage of its own. In `--jobs` workers too."""
+    """`gridrules` holds Python's cycle collector off while it starts (numpy, the rules, the native code: ~12..15 %
+    of a warm run was the collector running while start-up made its objects) and turns it on, with start-up's
+    objects frozen out of its way, before the first search: a search in Python makes garbage of its own. In
+    `--jobs` workers too."""
     code = ("import gc, sys\n"
             "from gridrules import api\n"
             "from gridrules.cli import main\n"
