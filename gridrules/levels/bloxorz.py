@@ -68,6 +68,7 @@ def read_bloxorz_seed002(src: Source):
     second: list = [None] * len(SPLITS)
     bridge = [False] * len(BRIDGES)
     seen: dict[str, int] = {}
+    named: dict[str, Span] = {}  # a bridge letter a switch names -> that switch line (the first)
     for k in range(i + 1 + n, len(lines)):
         raw = lines[k]
         line = k + 1
@@ -102,6 +103,7 @@ def read_bloxorz_seed002(src: Source):
                     if b not in BRIDGES:
                         raise LevelError(f"`{b}` is not a bridge letter (a..z)", span)
                     ops[s][BRIDGES.index(b)] = _SUFFIX[suffix] if suffix else _KIND[parts[1]]
+                    named.setdefault(b, span)
         elif letter in BRIDGES:
             if len(parts) != 2 or len(parts[0]) != 1 or parts[1] not in ("0", "1"):
                 raise LevelError(f"a bridge line reads `{letter} 0` (absent) or `{letter} 1` (present)", span)
@@ -116,6 +118,7 @@ def read_bloxorz_seed002(src: Source):
             c = tokens[r].index(ch)
             line, col = positions[r][c]
             raise LevelError(f"{kind} `{ch}` is on the map but has no line describing it", Span(src, line, col, line, col + 1))
+    _bridges_described(named, seen, "a line `{b} 0` or `{b} 1`")
     values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first, "split_second": second,
               "present": bridge}
     return [RawLevel(src.path, src, tokens, positions, values, start_line=i + 1)]
@@ -167,6 +170,7 @@ def read_bloxorz(src: Source):
     second_cube: list = [None] * len(SPLITS)
     present = [False] * len(BRIDGES)
     seen: dict[str, int] = {}
+    named: dict[str, Span] = {}  # (as in read_bloxorz_seed002)
     for k in range(sep + 1, len(lines)):
         raw = lines[k].split("#")[0].rstrip()
         line = k + 1
@@ -207,6 +211,7 @@ def read_bloxorz(src: Source):
                 if len(words) != 2 or words[0] not in BRIDGES or words[1] not in _OPS:
                     raise LevelError(f"`{part}`: each effect reads `BRIDGE toggle|open|close`, e.g. `a toggle`", span)
                 ops[s][BRIDGES.index(words[0])] = words[1]
+                named.setdefault(words[0], span)
         else:
             if letter not in BRIDGES:
                 raise LevelError(f"a bridge is one of the letters a..z, not `{letter}`", span)
@@ -220,6 +225,15 @@ def read_bloxorz(src: Source):
             line, col = positions[r][tokens[r].index(ch)]
             raise LevelError(f"{kind} `{ch}` is on the map but has no `{kind} {ch}: ...` line",
                              Span(src, line, col, line, col + 1))
+    _bridges_described(named, seen, "a line `bridge {b}: present` or `bridge {b}: absent`")
     values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first_cube, "split_second": second_cube,
               "present": present}
     return [RawLevel(src.path, src, tokens, positions, values, start_line=first + 1)]
+
+
+def _bridges_described(named: dict, seen: dict, wanted: str) -> None:
+    """A bridge a switch names has a line of its own (a typo'd letter would otherwise switch nothing, silently)."""
+    for b, span in named.items():
+        if b not in seen:
+            raise LevelError(f"a switch names bridge `{b}`, which no line describes", span,
+                             f"add {wanted.format(b=b)}, or name a bridge the level has")
