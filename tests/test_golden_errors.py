@@ -62,6 +62,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_no_hole": (BLOXORZ, [], None),
     "bloxorz_unknown_character": (BLOXORZ, [], None),
     "bloxorz_bad_header": (BLOXORZ, [], "bloxorz_seed002"),
+    "bloxorz_negative_size": (BLOXORZ, [], None),
     "bloxorz_zero_size": (BLOXORZ, [], None),
     "bloxorz_too_few_rows": (BLOXORZ, [], None),
     "bloxorz_row_too_long": (BLOXORZ, [], None),

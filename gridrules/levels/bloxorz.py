@@ -21,11 +21,17 @@ _KIND = {"T": "toggle", "F": "close", "N": "open"}
 _SUFFIX = {"+": "open", "-": "close", "^": "toggle"}
 
 
+def _size(text: str) -> int | None:
+    """A header's size, sign and all (no map row of either format reads like `-7 13`: its errors are this
+    format's, not the other's)."""
+    return int(text) if re.fullmatch(r"-?[0-9]{1,18}", text) else None
+
+
 def sniff_bloxorz_seed002(text: str) -> bool:
     for ln in text.splitlines():
         if ln.strip():
             parts = ln.split()
-            return len(parts) == 2 and all(count_value(p) is not None for p in parts)
+            return len(parts) == 2 and all(_size(p) is not None for p in parts)
     return False
 
 
@@ -39,7 +45,7 @@ def read_bloxorz_seed002(src: Source):
     if i == len(lines):
         raise _empty(src)
     head = lines[i].split()
-    if len(head) != 2 or None in (size := [count_value(p) for p in head]):
+    if len(head) != 2 or None in (size := [_size(p) for p in head]):
         raise LevelError("expected the map size `ROWS COLS` on the first line", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
     n, m = size
     if n < 1 or m < 1:
