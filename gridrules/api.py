@@ -110,16 +110,20 @@ def _deep_span(err: BaseException, text: str, path: str) -> Span | None:
     if not starts:
         return None
     lines = text.splitlines()
-    line = max(starts)[0]
+    line = top = max(starts)[0]
     # (blocks nested deep: where the stack ran out depends on how deep it was to begin with, so the error names
-    # the outermost of the nested statements, the top of the staircase of indentation that leads down to it)
+    # the outermost of the nested statements, the top of the staircase of indentation that leads down to it; a
+    # long expression a few blocks deep keeps its own line)
+    steps = 0
     while True:
-        above = next((k for k in range(line - 1, 0, -1) if lines[k - 1].strip()
+        above = next((k for k in range(top - 1, 0, -1) if lines[k - 1].strip()
                       and not lines[k - 1].lstrip().startswith("#")), None)
-        if (above is None or not 0 < _indent(lines[above - 1]) < _indent(lines[line - 1])
+        if (above is None or not 0 < _indent(lines[above - 1]) < _indent(lines[top - 1])
                 or lines[above - 1].rstrip().endswith(("|", "|-", ">", ">-"))):  # (a YAML block of DSL text)
             break
-        line = above
+        top, steps = above, steps + 1
+    if steps >= 16:
+        line = top
     words = lines[line - 1]
     return Span(Source(path, text), line, len(words) - len(words.lstrip()) + 1, line, len(words.rstrip()) + 1)
 
