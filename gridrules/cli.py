@@ -901,7 +901,8 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
 @click.option("--solve", "do_solve", is_flag=True, help="Solve the level(s), then replay the solution.")
 @click.option("--trace", is_flag=True,
               help="With --solution or --solve: before the board after each move, the board after each step of "
-                   "the chain reactions it sets off (rules with particles), particles drawn as < > ^ v.")
+                   "the chain reactions it sets off (rules with particles), particles drawn as < > ^ v by their direction, "
+                   "`+` where several share a cell.")
 @_budget_options
 @param_option
 @level_format_option

@@ -548,6 +548,15 @@ ERRORS = {
             a: {admissible: true, dominates: [[b]], expr: '0'}
                                               ^^^
           hint: for example: other_heuristic"""),
+    "a name not in ASCII": ("""\
+        game: g
+        layers:
+          cölour: 0..3
+        """, """\
+        r.yaml:3:3: `cölour` is not a valid name
+            cölour: 0..3
+            ^^^^^^
+          hint: a name is ASCII letters, digits and `_`, not starting with a digit"""),
     "nothing": ("""\
         # no rules yet
         """, """\

@@ -178,7 +178,7 @@ class _Reader:
     def name(self, node: ScalarNode, what: str) -> str:
         if not _NAME.match(node.value):
             raise self.err(f"`{node.value}` is not a valid {what}", node,
-                           "a name is letters, digits and `_`, not starting with a digit")
+                           "a name is ASCII letters, digits and `_`, not starting with a digit")
         return node.value
 
     def scalar(self, node: Node, what: str, example: str | None = None) -> ScalarNode:
