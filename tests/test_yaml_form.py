@@ -557,6 +557,15 @@ ERRORS = {
             cölour: 0..3
             ^^^^^^
           hint: a name is ASCII letters, digits and `_`, not starting with a digit"""),
+    "a default that is no text": ("""\
+        game: g
+        params:
+          colours: {type: int, default: {a: 1}}
+        """, """\
+        r.yaml:3:33: the default of parameter `colours` must be an expression written as text, not a mapping
+            colours: {type: int, default: {a: 1}}
+                                          ^^^^^^
+          hint: for example: colours - 1 (a value) or colour[pivot] == 0 (a condition)"""),
     "nothing": ("""\
         # no rules yet
         """, """\

@@ -200,7 +200,7 @@ class _Reader:
     def code(self, node: Node, kind: str, what: str, at: Node):
         """DSL text in a scalar, parsed as `kind` (see parse_snippet), with true spans."""
         noun = {"expr": "an expression", "type": "a type", "stmts": "statements", "legend": "statements"}[kind]
-        hint = {"expr": "for example: colour[pivot] == 0", "type": "for example: 0..9",
+        hint = {"expr": "for example: colours - 1 (a value) or colour[pivot] == 0 (a condition)", "type": "for example: 0..9",
                 "stmts": "write `|` after the key and the statements on the lines below, indented",
                 "legend": "for example: tile = wall"}[kind]
         if not isinstance(node, ScalarNode):
