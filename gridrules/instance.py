@@ -505,8 +505,8 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
             raise RuleError(f"the parameters of unordered action `{action.name}` range over different values for "
                             f"this level ({shown}); they must range over the same ones", action.span)
     for action in game.actions:  # (too many moves: said before the legend and `init`, slow on such a board)
-        if not ir.contains(action.when, lambda x: isinstance(x, ir.Local)) and not const_value(action.when):
-            continue  # (switched off for this level, as `when free` in Flood-It: it has no moves to count)
+        if _switched_off(action, const_value):
+            continue  # (as `when free` in Flood-It: it has no moves to count)
         instance_count(action, [_values(d, rows * cols, game, const_value) for _, d in action.proc.params])
 
     v: dict = {}
@@ -569,12 +569,17 @@ def _written(game: ir.Game, const_value) -> set[str]:
         _STORES[id(game)] = (game, by_defs, by_actions)
     written = set(by_defs)
     for action, stores in zip(game.actions, by_actions):
-        if ir.contains(action.when, lambda x: isinstance(x, ir.Local)) or const_value(action.when):
+        if not _switched_off(action, const_value):
             written |= stores
     return written
 
 
 _STORES: dict[int, tuple] = {}  # id(game) -> (game, what its defs store, what each action stores)
+
+
+def _switched_off(action: ir.ActionInfo, const_value) -> bool:
+    """Whether an action has no moves on this level: its `when`, of no parameter, is false."""
+    return action.when_fixed and not const_value(action.when)
 
 
 def _plain_store(proc: ir.Procedure, doms: dict) -> tuple | None:

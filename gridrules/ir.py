@@ -499,6 +499,11 @@ class ActionInfo(Value):
     def name(self) -> str:
         return self.proc.name
 
+    @property
+    def when_fixed(self) -> bool:
+        """Whether `when` reads none of the parameters (`when free`): one answer for a level's every move."""
+        return not contains(self.when, lambda x: isinstance(x, Local))
+
 
 @node
 class HeuristicInfo(Value):

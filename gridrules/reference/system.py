@@ -117,7 +117,7 @@ def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]
     for ai, action in enumerate(inst.game.actions):
         # (ranges, not lists: a domain of 2^62 values is counted, and refused below, without being listed)
         when = c.expr(action.when)
-        if not ir.contains(action.when, lambda x: isinstance(x, ir.Local)):  # (`when free`: one answer)
+        if action.when_fixed:  # (`when free`: one answer)
             if not when(Frame({}, action.proc.nlocals)):
                 continue  # (switched off for this level: its parameters are not counted either)
             when = None
