@@ -114,6 +114,7 @@ def deepen(system: TransitionSystem, search: Search,
         path_g = [0]
         moves: list[str] = []
         on_path = {root}
+        search.visited()
         first = list(children(root, -1))  # (the root's successors: a restart shuffles them)
         frames = [iter(first)]
         banned: set[int] = set()  # the moves banned here (banning): the union of `bans` along the path
@@ -129,7 +130,6 @@ def deepen(system: TransitionSystem, search: Search,
                 unit = 0  # (no more restarts: one would lose the bans)
 
         search.expand()
-        search.visited()
         while frames:
             if unit and stats.expanded >= run_end:
                 for state in path[1:]:
@@ -184,6 +184,7 @@ def deepen(system: TransitionSystem, search: Search,
                 if search.dead(child, banned if banning else None):
                     ban(fails)
                     continue
+                search.visited()
                 path.append(child)
                 path_g.append(child_g)
                 moves.append(move)
@@ -193,7 +194,6 @@ def deepen(system: TransitionSystem, search: Search,
                 bans.append([])
                 into.append(fails)
                 search.expand()
-                search.visited()
                 search.stored(len(path) + len(table), limited=False)
                 break
             else:  # every successor done: backtrack

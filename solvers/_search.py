@@ -184,9 +184,10 @@ class Search:
             raise BudgetExhausted
 
     def visited(self) -> None:
-        """For depth-first searches, budget.max_states bounds the total states visited."""
+        """For depth-first searches, budget.max_states bounds the total states visited: asked before each visit
+        (an expansion), which would pass the bound once max_states states were visited."""
         limit = self.budget.max_states
-        if limit is not None and self.stats.expanded > limit:
+        if limit is not None and self.stats.expanded >= limit:
             raise BudgetExhausted
 
     def proved(self, bound: int) -> None:

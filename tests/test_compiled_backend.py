@@ -114,6 +114,7 @@ def test_native_budgets(algorithm):
     assert small.status == BUDGET_EXHAUSTED and not small.optimal
     # what it proved before it stopped: a lower bound on the optimum (28), as the Python search's is
     python = solve(ref, algorithm, Budget(max_states=50))
+    assert small.stats.expanded == python.stats.expanded <= 50  # (the deepening searches: exactly 50 visited)
     assert small.bound is not None and python.bound is not None and 0 < small.bound <= 28 and python.bound <= 28
     bigger = nat.search(algorithm, Budget(max_states=400))
     assert bigger.status == SOLVED or small.bound <= bigger.bound <= 28

@@ -592,8 +592,8 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
     meta: [depth, bound, cut (-1 none), expanded, generated, duplicates, status, table count, found cost,
     incumbent cost (-1 none), incumbent length, found length, iterations, dead, bans, run, the expansions at
     which the run ends, random state, whether a move was ever banned]. status: -1 fresh, 0 running,
-    1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 more than
-    max_states expansions (when >= 0), 6 a path's cost passed 2^63 - 1. With use_dead, a state that
+    1 found, 2 exhausted (unsolvable), 3 path arrays full, 4 table arrays full (grow, call again), 5 another
+    expansion would pass max_states (when >= 0), 6 a path's cost passed 2^63 - 1. With use_dead, a state that
     `dead` says is a deadlock is not entered (meta[13] counts them)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(PATH),
@@ -619,6 +619,9 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             meta[6] = 2
             return
         meta[2] = -1
+        if max_states >= 0 and meta[3] >= max_states:  # (a visit, an expansion, would pass max_states)
+            meta[6] = 5
+            return
         _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W,
                          BT, ban_at, restart_unit)
     done = 0
@@ -631,12 +634,12 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 return
             bound = meta[1] = meta[2]
             meta[2] = -1
+            if max_states >= 0 and meta[3] >= max_states:  # (a visit, an expansion, would pass max_states)
+                meta[6] = 5
+                return
             _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap,
                              W, BT, ban_at, restart_unit)
             done += 1
-            if max_states >= 0 and meta[3] > max_states:
-                meta[6] = 5
-                return
             continue
         if done >= chunk:
             return
@@ -746,6 +749,9 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 if persists:
                     _ban(ab, ban_at, MA, MARG, BS, meta, m)
                 continue
+        if max_states >= 0 and meta[3] >= max_states:
+            meta[6] = 5
+            return
         for w in range(words):
             PATH[d + 1, w] = CH[d, j, w]
         PG[d + 1] = cg
@@ -762,6 +768,3 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
         meta[0] = d + 1
         meta[3] += 1
         done += 1
-        if max_states >= 0 and meta[3] > max_states:
-            meta[6] = 5
-            return

@@ -20,7 +20,9 @@ def test_max_states(name):
     solution = solve(Maze(OPEN), name, Budget(max_states=50))
     assert solution.status == BUDGET_EXHAUSTED and not solution.optimal
     assert solution.moves is None and solution.cost is None
-    assert solution.stats.expanded <= 51
+    assert solution.stats.expanded <= 50  # (the deepening searches visited 51 before a robustness sweep saw it)
+    if name in ("idastar", "iddfs"):  # a state visited is a state expanded: exactly the budget's
+        assert solution.stats.expanded == 50
 
 
 def test_anytime_max_states_bounds_the_frontier():
