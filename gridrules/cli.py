@@ -226,8 +226,38 @@ class _Seconds(click.ParamType):
                   "(about 31 years)", param, ctx)
 
 
+class _Count(click.ParamType):
+    """A whole number from `least` (to `most`, when given), written as Python writes ints (`100000`, `100_000`) or
+    in exponent form (`1e5`: people write large budgets so; click's IntRange called it "not a valid integer
+    range")."""
+
+    name = "count"
+
+    def __init__(self, least: int, most: int | None = None):
+        self.least, self.most = least, most
+
+    def convert(self, value, param, ctx):
+        import math
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            n = value
+        else:
+            try:
+                n = int(value)
+            except (TypeError, ValueError):
+                try:
+                    x = float(value)
+                except (TypeError, ValueError):
+                    x = math.nan
+                n = int(x) if math.isfinite(x) and x == int(x) and abs(x) <= 2**53 else None
+        if n is not None and n >= self.least and (self.most is None or n <= self.most):
+            return n
+        span = f"from {self.least:,} to {self.most:,}" if self.most is not None else f"of at least {self.least:,}"
+        self.fail(f"`{value}` is not a whole number {span}", param, ctx)
+
+
 def _budget_options(f):
-    f = click.option("--max-states", type=click.IntRange(min=1, max=MAX_STATES), default=None, metavar="N",
+    f = click.option("--max-states", type=_Count(1, MAX_STATES), default=None, metavar="N",
                      help="Stop after holding (bfs, astar) or visiting (idastar, iddfs) N states (exit 3); "
                           "anytime keeps at most N states waiting, shedding the worse half beyond (default 100000).")(f)
     f = click.option("--time-limit", type=_Seconds(), default=None, metavar="SECONDS",
@@ -575,7 +605,7 @@ def _verbose_stats(out: Outcome, count: int) -> None:
                    "first use of a rule file compiles it, later runs load it from the cache) or `reference` "
                    "(plain Python, the oracle; no compile). Also set by GRIDRULES_BACKEND.")
 @click.option("--verbose", "-v", is_flag=True, help="Print search statistics on stderr.")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
+@click.option("--jobs", "-j", type=_Count(0), default=1, show_default=True, metavar="N",
               help="Solve a file's levels N at a time, each in a process of its own (0: one per core; Linux). "
                    "Results still come in the file's order; each level keeps its own budget, and memory is "
                    "spent N times over. Ctrl-C then stops the levels being solved without their best so far.")
@@ -894,7 +924,7 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
 @cli.command(epilog=EXIT_CODES_HELP)
 @ruleset_argument
 @level_argument
-@click.option("--case", "case", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--case", "case", type=_Count(1), default=None, metavar="N",
               help="Show only the N-th level of the file (1-based).")
 @click.option("--solution", "-s", default=None, metavar="MOVES",
               help="Moves to replay, separated by blanks (e.g. \"R R U\"); the board is printed after each.")
@@ -982,7 +1012,7 @@ def _cells_text(path) -> str:
 @cli.command(epilog=EXIT_CODES_HELP)
 @ruleset_argument
 @level_argument
-@click.option("--case", "case", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--case", "case", type=_Count(1), default=None, metavar="N",
               help="Only the N-th level of the file (1-based).")
 @click.option("--after", default=None, metavar="MOVES",
               help="Play these moves first (separated by blanks), then list the moves of the state reached.")

@@ -190,9 +190,32 @@ def test_max_states_beyond_64_bits_is_refused(run):
     """The native searches count states in 64-bit integers: a larger --max-states was an internal error."""
     r = run("solve", "floodit", SAMPLE, "--max-states", "99999999999999999999")
     assert r.code == 2, r.all
-    assert r.err.splitlines()[-1] == ("Error: Invalid value for '--max-states': 99999999999999999999 is not in the "
-                                      "range 1<=x<=1000000000000000.")
+    assert r.err.splitlines()[-1] == ("Error: Invalid value for '--max-states': `99999999999999999999` is not a whole "
+                                      "number from 1 to 1,000,000,000,000,000")
     assert r.out == ""
+
+
+@pytest.mark.parametrize("args, message", [
+    (("solve", "--max-states", "1e5x"), "'--max-states': `1e5x` is not a whole number from 1 to 1,000,000,000,000,000"),
+    (("solve", "--max-states", "2.5"), "'--max-states': `2.5` is not a whole number from 1 to 1,000,000,000,000,000"),
+    (("solve", "--max-states", "0"), "'--max-states': `0` is not a whole number from 1 to 1,000,000,000,000,000"),
+    (("solve", "--jobs", "-1"), "'--jobs' / '-j': `-1` is not a whole number of at least 0"),
+    (("show", "--case", "first"), "'--case': `first` is not a whole number of at least 1"),
+    (("moves", "--case", "0"), "'--case': `0` is not a whole number of at least 1"),
+])
+def test_counts_that_are_no_whole_number_in_range(run, args, message):
+    """(click's IntRange said "'1e5' is not a valid integer range.")"""
+    r = run(args[0], "floodit", SAMPLE, *args[1:])
+    assert r.code == 2, r.all
+    assert r.err.splitlines()[-1] == "Error: Invalid value for " + message
+    assert r.out == "" and "Traceback" not in r.all
+
+
+@pytest.mark.parametrize("value", ["1e5", "100_000", "100000"])
+def test_a_count_may_be_written_in_exponent_form_or_with_underscores(run, value):
+    r = run("solve", "floodit", SAMPLE, "--max-states", value)
+    assert r.code == 0, r.all
+    assert r.out == "case 1: 0 moves (optimal)\ncase 2: 3 moves (optimal): 1 2 1\n"
 
 
 RULESET_EMPTY = ("Error: Invalid value for 'RULESET': the empty string names no ruleset; give a bundled ruleset's "
