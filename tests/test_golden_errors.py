@@ -53,6 +53,8 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "hdu4127_not_a_number": (FLOODIT, [], None),
     "hdu4127_data_after_end": (FLOODIT, [], None),
     "hdu4127_negative_size": (FLOODIT, [], "hdu4127"),
+    "hdu4127_signed_size_detected": (FLOODIT, [], None),  # (read as a ragged grid once)
+    "hdu4127_huge_size": (FLOODIT, [], None),
     "hdu4127_no_board": (FLOODIT, [], None),
     "hdu4127_value_outside_domain": (FLOODIT, [], None),
     "floodit_no_colours": (FLOODIT, ["colours=0"], None),
@@ -62,6 +64,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_no_hole": (BLOXORZ, [], None),
     "bloxorz_unknown_character": (BLOXORZ, [], None),
     "bloxorz_bad_header": (BLOXORZ, [], "bloxorz_seed002"),
+    "bloxorz_size_line_not_numbers": (BLOXORZ, [], None),  # (the own format's "expected `---`" at the end once)
     "bloxorz_negative_size": (BLOXORZ, [], None),
     "bloxorz_zero_size": (BLOXORZ, [], None),
     "bloxorz_too_few_rows": (BLOXORZ, [], None),

@@ -253,6 +253,7 @@ def read_hdu4127(src: Source) -> list[RawLevel]:
             break
         if n < 0:
             raise LevelError(f"a board size must be positive, not {n}", ints.span(i))
+        check_size(n, n, ints.span(i))
         cells = v[i + 1: i + 1 + n * n]
         if len(cells) < n * n:
             raise LevelError(f"case {len(levels) + 1} ends early: a {n}x{n} board needs {n * n} numbers, "
@@ -281,10 +282,13 @@ def sniff_hdu4127(text: str) -> bool:
 
 
 def _looks_hdu4127(text: str) -> bool:
-    """A first line holding one number N written plainly, then a row of blank-separated tokens (so not a grid
-    whose first row happens to be digits)."""
+    """A first line holding one number N, then a row of blank-separated tokens (so not a grid whose first row
+    happens to be digits); or a first line holding one number that no grid row of digits is, signed or of more
+    than 9 digits (`-3`: its reader says the size must be positive, where the grid's said `ragged grid`)."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()][:2]
-    return len(rows) == 2 and _plain_size(rows[0]) and len(rows[1]) > 1
+    if not rows or len(rows[0]) != 1 or re.fullmatch(r"[+-]?[0-9]+", rows[0][0]) is None:
+        return False
+    return (len(rows) == 2 and len(rows[1]) > 1) or not re.fullmatch(r"[0-9]{1,9}", rows[0][0])
 
 
 # ---- hdu1175: Lianliankan boards, each followed by queries -----------------------------------------------
@@ -350,7 +354,9 @@ def sniff_hdu1175(text: str) -> bool:
     return len(rows) > n + 1 and all(len(r) == m for r in rows[1:n + 1]) and len(rows[n + 1]) == 1
 
 
-from .bloxorz import read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002  # noqa: E402
+from .bloxorz import (  # noqa: E402
+    looks_bloxorz_seed002, read_bloxorz, read_bloxorz_seed002, sniff_bloxorz, sniff_bloxorz_seed002,
+)
 
 READERS: dict[str, Reader] = {
     r.name: r
@@ -360,7 +366,7 @@ READERS: dict[str, Reader] = {
         Reader("hdu1175", read_hdu1175, sniff_hdu1175,
                "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`"),
         Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
-               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines"),
+               "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines", looks_bloxorz_seed002),
         Reader("bloxorz", read_bloxorz, sniff_bloxorz,
                "gridrules' Bloxorz format: the map, `---`, then teleport/switch/bridge lines"),
         Reader("numbers", read_numbers, sniff_numbers, "rows of blank-separated numbers, one level per file"),

@@ -46,7 +46,9 @@ def read_bloxorz_seed002(src: Source):
         raise _empty(src)
     head = lines[i].split()
     if len(head) != 2 or None in (size := [_size(p) for p in head]):
-        raise LevelError("expected the map size `ROWS COLS` on the first line", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
+        raise LevelError("expected the map size `ROWS COLS` on the first line", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1),
+                         "seed 002's levels start with the map's size (e.g. `6 10`); a level in gridrules' own format "
+                         "has no size line but a line `---` after its map")
     n, m = size
     if n < 1 or m < 1:
         raise LevelError(f"a map needs at least one row and one column, not {n} x {m}", Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
@@ -142,6 +144,13 @@ _OPS = ("toggle", "open", "close")
 
 def sniff_bloxorz(text: str) -> bool:
     return any(ln.strip() == "---" for ln in text.splitlines())
+
+
+def looks_bloxorz_seed002(text: str) -> bool:
+    """No line `---` and no teleport/switch/bridge line of the own format: a seed-002 level whose size line is
+    wrong or missing (`a b`), which its reader reports at the first line, rather than an own-format level whose
+    `---` is missing at the end of the file."""
+    return not any(ln.strip() == "---" or _OWN_LINE.match(ln.strip()) for ln in text.splitlines())
 
 
 def read_bloxorz(src: Source):
