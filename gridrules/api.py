@@ -41,8 +41,21 @@ def read_text(path: str | Path, what: str) -> str:
         raise UsageError(f"{what} `{path}` holds a NUL byte at line {line}, column {col}: text has none")
     try:
         return data.decode("utf-8-sig")
+    except UnicodeDecodeError:  # (the text before the bad byte decodes: say where it is, as for a NUL)
+        start = _first_bad_byte(data)
+        head = data[:start].decode("utf-8-sig")
+        line, col = head.count("\n") + 1, len(head) - head.rfind("\n")
+        raise UsageError(f"{what} `{path}` is not UTF-8 text: byte 0x{data[start]:02X} at line {line}, column "
+                         f"{col} is not UTF-8 (an editor can save the file as UTF-8)") from None
+
+
+def _first_bad_byte(data: bytes) -> int:
+    """Where UTF-8 decoding fails, counted in the whole file (utf-8-sig counts after a byte-order mark)."""
+    try:
+        data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise UsageError(f"{what} `{path}` is not UTF-8 text (byte {err.start})") from None
+        return err.start
+    raise AssertionError("decodes")
 
 
 def _stray_nul(data: bytes) -> bool:

@@ -86,6 +86,20 @@ def test_a_nul_byte_in_a_text_file_is_located(run, write):
     assert (r.code, r.err) == (2, f"error: level file `{level}` holds a NUL byte at line 2, column 2: text has none\n")
 
 
+@pytest.mark.parametrize("command, data, where", [
+    ("solve", b"012\ncaf\xe9\n", "byte 0xE9 at line 2, column 4"),  # (Latin-1)
+    ("solve", b"\xef\xbb\xbf3\n0 1 \xff\n", "byte 0xFF at line 2, column 5"),  # (after a byte-order mark)
+    ("validate", "game g\n# caf\u00e9 \u2014 ok ".encode() + b"\xc3\n", "byte 0xC3 at line 2, column 13"),
+])
+def test_text_that_is_not_utf8_is_located(run, write, command, data, where):
+    """(It was located by its byte offset in the file.) Columns count characters, as a rule error's do."""
+    path = write("latin1.grl" if command == "validate" else "latin1.txt", data)
+    r = run(command, str(path)) if command == "validate" else run(command, "floodit", path)
+    what = "rule file" if command == "validate" else "level file"
+    assert (r.code, r.err) == (2, f"error: {what} `{path}` is not UTF-8 text: {where} is not UTF-8 (an editor can "
+                                  "save the file as UTF-8)\n")
+
+
 NESTED_LOOPS = "game g\nlayer a: 0..1\naction go():\n" + "".join(
     "    " * (k + 1) + f"for x{k} in 0..0:\n" for k in range(21)) + "    " * 22 + "a[(0, 0)] = 1\n" + \
     "goal: a[(0, 0)] == 1\nlevel grid:\n    '.': pass\n"
