@@ -1102,11 +1102,31 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
             legal = set(api.system(inst, backend, notice=_compile_notice).legal_moves(inst.initial))
             spelling = _Spelling(inst)
             answers = [m in legal or spelling.canonical(m) in legal for m in move_texts]
+            _note_unknown_moves(inst, spelling, [m for m, yes in zip(move_texts, answers) if not yes])
         else:
             answers = api.query(inst, [q for q, _ in inst.raw.queries], backend, notice=_compile_notice)
         for yes in answers:
             click.echo("YES" if yes else "NO")
     ctx.exit(EXIT_OK)
+
+
+def _note_unknown_moves(inst, spelling: _Spelling, moves: list[str]) -> None:
+    """A note on stderr for each MOVE answered NO that no move of the level is written as, legal or not (a typo,
+    or another notation): the answer stays NO, as a judge expects, but the user learns why."""
+    if not moves:
+        return
+    from .errors import closest
+    from .reference.system import action_instances, interpreter
+
+    texts = [text for text, _, _ in action_instances(inst, interpreter(inst))]
+    known = set(texts)
+    for move in dict.fromkeys(moves):
+        if move in known or spelling.canonical(move) in known:
+            continue
+        close = closest(move, known) if len(known) <= 10_000 else None  # (difflib over a million texts: slow)
+        like = (f"did you mean `{close}`?" if close else
+                f"its moves are written like `{texts[0]}`" if texts else "it has no moves")
+        _error(f"`{move}` is no move of this level, so the answer is NO; {like}", prefix="note: ")
 
 
 # ---- validate --------------------------------------------------------------------------------------

@@ -197,3 +197,15 @@ def test_show_draws_each_pairs_path(run, write):
         "  3 0 0 1",
         "  3 0 0 0",
     ]
+
+
+def test_query_notes_a_move_no_move_of_the_level_is_written_as(run, write):
+    """A typo was answered NO with no word why (a robustness sweep): the answer stays NO, as a judge expects, and
+    stderr says the text is no move of the level, with the nearest one or how moves are written."""
+    level = write("edge.txt", EDGE)
+    r = run("query", "lianliankan", level, "foo", "1,1-1,4", "1,1-1,9", "2,1-2,2")
+    assert r.code == 0, r.all
+    assert r.out.split() == ["NO", "YES", "NO", "NO"]  # (2,1-2,2 is a move of the level, not legal: no note)
+    assert r.err == ("note: `foo` is no move of this level, so the answer is NO; its moves are written like "
+                     "`1,1-1,2`\n"
+                     "note: `1,1-1,9` is no move of this level, so the answer is NO; did you mean `1,1-1,4`?\n")
