@@ -181,6 +181,14 @@ param_option = click.option(
     "--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
     help="Set a ruleset parameter (repeatable): ints, true/false, enum names, cells as `row,col` (from 1, as in moves) "
          "or `centre`. `gridrules list` shows each ruleset's parameters.")
+
+
+def backend_option(help_text: str):
+    """--backend, as each command that builds a transition system takes it (also GRIDRULES_BACKEND)."""
+    return click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled",
+                        show_default=True, envvar="GRIDRULES_BACKEND", help=help_text)
+
+
 level_format_option = click.option(
     "--level-format", metavar="NAME", default=None,
     help="Read the level file in this format (default: recognised from its content among the rule file's "
@@ -599,11 +607,9 @@ def _verbose_stats(out: Outcome, count: int) -> None:
               help="text: a summary line and the moves per level; json: one JSON object per level per line.")
 @param_option
 @level_format_option
-@click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True,
-              envvar="GRIDRULES_BACKEND",
-              help="The transition system's backend: `compiled` (rules lowered to native code with numba; the "
-                   "first use of a rule file compiles it, later runs load it from the cache) or `reference` "
-                   "(plain Python, the oracle; no compile). Also set by GRIDRULES_BACKEND.")
+@backend_option("The transition system's backend: `compiled` (rules lowered to native code with numba; the first "
+                "use of a rule file compiles it, later runs load it from the cache) or `reference` (plain Python, "
+                "the oracle; no compile). Also set by GRIDRULES_BACKEND.")
 @click.option("--verbose", "-v", is_flag=True, help="Print search statistics on stderr.")
 @click.option("--jobs", "-j", type=_Count(0), default=1, show_default=True, metavar="N",
               help="Solve a file's levels N at a time, each in a process of its own (0: one per core; Linux). "
@@ -936,8 +942,7 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
 @_budget_options
 @param_option
 @level_format_option
-@click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True,
-              envvar="GRIDRULES_BACKEND", help="The backend used by --solve (as in `solve`).")
+@backend_option("The backend used by --solve (as in `solve`).")
 @click.option("--color/--no-color", "color", default=None,
               help="Highlight covered cells with colour (default: when stdout is a terminal).")
 @click.pass_context
@@ -1022,8 +1027,11 @@ def _cells_text(path) -> str:
               help="json: one JSON object per level.")
 @param_option
 @level_format_option
+@backend_option("Which backend lists the legal moves: compiled (fast on large boards; a rule file or parameter "
+                "value used for the first time is compiled first) or reference (Python, nothing to compile). "
+                "--after and the paths are always replayed through the reference rules.")
 @click.pass_context
-def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params, level_format):
+def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params, level_format, backend):
     """List the legal moves of each level (or of the state after --after), each with the path that joins its
     cells where the rules ask for one (`path(...)`; corners 1-based, row or column 0 and rows+1/cols+1 being the
     ring outside the board). No legal move left on a board that is not solved is a dead board: exit 1; so is a
@@ -1046,7 +1054,7 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
                 raise UsageError(f"{inst.level}: --after move {n} `{move}` is not legal there; the legal moves are: "
                                  f"{', '.join(moves_here) or 'none'}" + (f"; {near}" if near else ""))
             state = step[0]
-        legal = api.system(inst, notice=_compile_notice).legal_moves(state)
+        legal = (ref if backend == "reference" else api.system(inst, notice=_compile_notice)).legal_moves(state)
         shown = legal[:1] if hint else ([] if count_only else legal)
         listed = [(m, ref.paths(state, m)) for m in shown]
         goal = ref.is_goal(state)
@@ -1078,8 +1086,8 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
 @click.argument("move_texts", nargs=-1, metavar="[MOVE]...")
 @param_option
 @level_format_option
-@click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled", show_default=True,
-              envvar="GRIDRULES_BACKEND", help="compiled: native code (fast on large boards); reference: Python.")
+@backend_option("compiled: native code (fast on large boards; a rule file or parameter value used for the first "
+                "time is compiled first); reference: Python.")
 @click.pass_context
 def query(ctx, ruleset, level, move_texts, params, level_format, backend):
     """Answer YES or NO, one per line: is each move legal at the start of its level? The moves are the queries

@@ -209,3 +209,14 @@ def test_query_notes_a_move_no_move_of_the_level_is_written_as(run, write):
     assert r.err == ("note: `foo` is no move of this level, so the answer is NO; its moves are written like "
                      "`1,1-1,2`\n"
                      "note: `1,1-1,9` is no move of this level, so the answer is NO; did you mean `1,1-1,4`?\n")
+
+
+def test_moves_listed_by_either_backend(run):
+    """`moves --backend reference` compiles nothing (a new parameter value took 25..60 s to compile before its
+    moves were listed); both backends list the same moves in the same order."""
+    args = ("moves", "lianliankan", SAMPLE, "--case", "1")
+    ref, nat = run(*args, "--backend", "reference"), run(*args)
+    assert ref.code == nat.code == 0, ref.all + nat.all
+    assert ref.out == nat.out and ref.out.startswith("case 1: 4 legal moves\n")
+    new_value = run(*args, "-p", "turns=7", "--backend", "reference")
+    assert new_value.code == 0 and new_value.out.startswith("case 1: ") and new_value.err == ""
