@@ -327,70 +327,69 @@ def bfs_Bi(start, lv, bits, cap):
 
 DELAY = 64  # children in flight between prefetch and probe (power of two)
 
-if True:  # (variant C: the pipeline)
-    @njit
-    def bfs_C(start, lv, bits, cap, DELAY):
-        size = 1 << bits
-        mask = U64(size - 1)
-        table = np.zeros(size, np.uint64)
-        keys = np.empty(cap, np.uint64)
-        parent = np.empty(cap, np.uint32)
-        move = np.empty(cap, np.uint8)
-        kids = np.empty(8, np.uint64); moves = np.empty(8, np.int64)
-        # ring of pending children: key, slot, parent, move
-        rk = np.empty(DELAY, np.uint64); rs = np.empty(DELAY, np.uint64)
-        rp = np.empty(DELAY, np.uint32); rm = np.empty(DELAY, np.uint8)
-        table[mix(start) & mask] = start
-        keys[0] = start; parent[0] = 0xFFFFFFFF; move[0] = 255
-        head, tail, gen = 0, 1, 0
-        rh, rt = 0, 0  # ring head/tail counters
-        while True:
-            if head < tail:
-                key = keys[head]
-                nk = expand(key, kids, moves)
-                gen += nk
-                for j in range(nk):
-                    c = kids[j]
-                    i = mix(c) & mask
-                    prefetch(table, i)
-                    if rt - rh == DELAY:  # ring full: probe the oldest
-                        o = rh & (DELAY - 1); rh += 1
-                        oc = rk[o]; oi = rs[o]
-                        while True:
-                            t = table[oi]
-                            if t == 0:
-                                table[oi] = oc
-                                if tail == cap:
-                                    return -1, gen, keys[0]
-                                keys[tail] = oc; parent[tail] = rp[o]; move[tail] = rm[o]; tail += 1
-                                break
-                            if t == oc:
-                                break
-                            oi = (oi + U64(1)) & mask
-                    w = rt & (DELAY - 1); rt += 1
-                    rk[w] = c; rs[w] = i; rp[w] = head; rm[w] = moves[j]
-                head += 1
-            elif rt > rh:  # queue drained: probe pending children (in order)
-                o = rh & (DELAY - 1); rh += 1
-                oc = rk[o]; oi = rs[o]
-                while True:
-                    t = table[oi]
-                    if t == 0:
-                        table[oi] = oc
-                        if tail == cap:
-                            return -1, gen, keys[0]
-                        keys[tail] = oc; parent[tail] = rp[o]; move[tail] = rm[o]; tail += 1
-                        break
-                    if t == oc:
-                        break
-                    oi = (oi + U64(1)) & mask
-            else:
-                break
-        x = tail - 1
-        chk = U64(0)
-        while x != 0:
-            chk += U64(move[x]); x = parent[x]
-        return tail, gen, chk
+@njit
+def bfs_C(start, lv, bits, cap, DELAY):
+    size = 1 << bits
+    mask = U64(size - 1)
+    table = np.zeros(size, np.uint64)
+    keys = np.empty(cap, np.uint64)
+    parent = np.empty(cap, np.uint32)
+    move = np.empty(cap, np.uint8)
+    kids = np.empty(8, np.uint64); moves = np.empty(8, np.int64)
+    # ring of pending children: key, slot, parent, move
+    rk = np.empty(DELAY, np.uint64); rs = np.empty(DELAY, np.uint64)
+    rp = np.empty(DELAY, np.uint32); rm = np.empty(DELAY, np.uint8)
+    table[mix(start) & mask] = start
+    keys[0] = start; parent[0] = 0xFFFFFFFF; move[0] = 255
+    head, tail, gen = 0, 1, 0
+    rh, rt = 0, 0  # ring head/tail counters
+    while True:
+        if head < tail:
+            key = keys[head]
+            nk = expand(key, kids, moves)
+            gen += nk
+            for j in range(nk):
+                c = kids[j]
+                i = mix(c) & mask
+                prefetch(table, i)
+                if rt - rh == DELAY:  # ring full: probe the oldest
+                    o = rh & (DELAY - 1); rh += 1
+                    oc = rk[o]; oi = rs[o]
+                    while True:
+                        t = table[oi]
+                        if t == 0:
+                            table[oi] = oc
+                            if tail == cap:
+                                return -1, gen, keys[0]
+                            keys[tail] = oc; parent[tail] = rp[o]; move[tail] = rm[o]; tail += 1
+                            break
+                        if t == oc:
+                            break
+                        oi = (oi + U64(1)) & mask
+                w = rt & (DELAY - 1); rt += 1
+                rk[w] = c; rs[w] = i; rp[w] = head; rm[w] = moves[j]
+            head += 1
+        elif rt > rh:  # queue drained: probe pending children (in order)
+            o = rh & (DELAY - 1); rh += 1
+            oc = rk[o]; oi = rs[o]
+            while True:
+                t = table[oi]
+                if t == 0:
+                    table[oi] = oc
+                    if tail == cap:
+                        return -1, gen, keys[0]
+                    keys[tail] = oc; parent[tail] = rp[o]; move[tail] = rm[o]; tail += 1
+                    break
+                if t == oc:
+                    break
+                oi = (oi + U64(1)) & mask
+        else:
+            break
+    x = tail - 1
+    chk = U64(0)
+    while x != 0:
+        chk += U64(move[x]); x = parent[x]
+    return tail, gen, chk
 
 
 def level(path):
