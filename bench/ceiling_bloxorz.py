@@ -217,6 +217,33 @@ def expand(key, kids, moves):
     return n
 
 
+@njit(inline="always")
+def insert(table, mask, c, i, keys, parent, move, tail, p, m):
+    """Probe for key c from slot i; a new key is stored in the table and appended (parent p, move m) at `tail`.
+    Returns the new tail, or -1 when the arrays are full."""
+    while True:
+        t = table[i]
+        if t == 0:
+            if tail == keys.shape[0]:
+                return -1
+            table[i] = c
+            keys[tail] = c; parent[tail] = p; move[tail] = m
+            return tail + 1
+        if t == c:
+            return tail
+        i = (i + U64(1)) & mask
+
+
+@njit(inline="always")
+def walk_back(parent, move, tail):
+    """Use the arrays, so that nothing is optimised away: a sum over one path back from the last state."""
+    x = tail - 1
+    chk = U64(0)
+    while x != 0:
+        chk += U64(move[x]); x = parent[x]
+    return chk
+
+
 @njit
 def bfs_A(start, lv, bits, cap):
     size = 1 << bits
@@ -266,25 +293,11 @@ def bfs_B(start, lv, bits, cap):
         gen += nk
         for j in range(nk):
             c = kids[j]
-            i = mix(c) & mask
-            while True:
-                t = table[i]
-                if t == 0:
-                    table[i] = c
-                    if tail == cap:
-                        return -1, gen, keys[0]
-                    keys[tail] = c; parent[tail] = head; move[tail] = moves[j]; tail += 1
-                    break
-                if t == c:
-                    break
-                i = (i + U64(1)) & mask
+            tail = insert(table, mask, c, mix(c) & mask, keys, parent, move, tail, head, moves[j])
+            if tail < 0:
+                return -1, gen, keys[0]
         head += 1
-    # use the arrays so nothing is optimised away: walk one path back from the last state
-    x = tail - 1
-    chk = U64(0)
-    while x != 0:
-        chk += U64(move[x]); x = parent[x]
-    return tail, gen, chk
+    return tail, gen, walk_back(parent, move, tail)
 
 
 @njit
@@ -318,11 +331,7 @@ def bfs_Bi(start, lv, bits, cap):
                     break
                 i = (i + U64(1)) & mask
         head += 1
-    x = tail - 1
-    chk = U64(0)
-    while x != 0:
-        chk += U64(move[x]); x = parent[x]
-    return tail, gen, chk
+    return tail, gen, walk_back(parent, move, tail)
 
 
 DELAY = 64  # children in flight between prefetch and probe (power of two)
@@ -354,42 +363,20 @@ def bfs_C(start, lv, bits, cap, DELAY):
                 prefetch(table, i)
                 if rt - rh == DELAY:  # ring full: probe the oldest
                     o = rh & (DELAY - 1); rh += 1
-                    oc = rk[o]; oi = rs[o]
-                    while True:
-                        t = table[oi]
-                        if t == 0:
-                            table[oi] = oc
-                            if tail == cap:
-                                return -1, gen, keys[0]
-                            keys[tail] = oc; parent[tail] = rp[o]; move[tail] = rm[o]; tail += 1
-                            break
-                        if t == oc:
-                            break
-                        oi = (oi + U64(1)) & mask
+                    tail = insert(table, mask, rk[o], rs[o], keys, parent, move, tail, rp[o], rm[o])
+                    if tail < 0:
+                        return -1, gen, keys[0]
                 w = rt & (DELAY - 1); rt += 1
                 rk[w] = c; rs[w] = i; rp[w] = head; rm[w] = moves[j]
             head += 1
         elif rt > rh:  # queue drained: probe pending children (in order)
             o = rh & (DELAY - 1); rh += 1
-            oc = rk[o]; oi = rs[o]
-            while True:
-                t = table[oi]
-                if t == 0:
-                    table[oi] = oc
-                    if tail == cap:
-                        return -1, gen, keys[0]
-                    keys[tail] = oc; parent[tail] = rp[o]; move[tail] = rm[o]; tail += 1
-                    break
-                if t == oc:
-                    break
-                oi = (oi + U64(1)) & mask
+            tail = insert(table, mask, rk[o], rs[o], keys, parent, move, tail, rp[o], rm[o])
+            if tail < 0:
+                return -1, gen, keys[0]
         else:
             break
-    x = tail - 1
-    chk = U64(0)
-    while x != 0:
-        chk += U64(move[x]); x = parent[x]
-    return tail, gen, chk
+    return tail, gen, walk_back(parent, move, tail)
 
 
 def level(path):

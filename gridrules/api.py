@@ -36,17 +36,21 @@ def read_text(path: str | Path, what: str) -> str:
     if b"\0" in data:
         if not _stray_nul(data):
             raise UsageError(f"{what} `{path}` is a binary file, not text")
-        head = data[:data.index(b"\0")].decode("utf-8-sig")  # (an editor may not show it: say where it is)
-        line, col = head.count("\n") + 1, len(head) - head.rfind("\n")
+        line, col = _place(data, data.index(b"\0"))  # (an editor may not show it: say where it is)
         raise UsageError(f"{what} `{path}` holds a NUL byte at line {line}, column {col}: text has none")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:  # (the text before the bad byte decodes: say where it is, as for a NUL)
         start = _first_bad_byte(data)
-        head = data[:start].decode("utf-8-sig")
-        line, col = head.count("\n") + 1, len(head) - head.rfind("\n")
+        line, col = _place(data, start)
         raise UsageError(f"{what} `{path}` is not UTF-8 text: byte 0x{data[start]:02X} at line {line}, column "
                          f"{col} is not UTF-8 (an editor can save the file as UTF-8)") from None
+
+
+def _place(data: bytes, at: int) -> tuple[int, int]:
+    """The line and column (in characters, from 1) of byte `at`, whose text before it decodes."""
+    head = data[:at].decode("utf-8-sig")
+    return head.count("\n") + 1, len(head) - head.rfind("\n")
 
 
 def _first_bad_byte(data: bytes) -> int:

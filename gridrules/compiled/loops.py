@@ -554,6 +554,16 @@ def _restart(PATH, CH, CHM, CHC, CHN, CHI, TK, TG, TT, meta, table_cap, ab, BT, 
 
 
 @njit(cache=True)
+def _visits_spent(meta, max_states):
+    """Whether another visit (an expansion) would pass max_states (when >= 0): then status 5. Asked before each
+    visit, as solvers/_deepening.py asks Search.visited."""
+    if max_states >= 0 and meta[3] >= max_states:
+        meta[6] = 5
+        return True
+    return False
+
+
+@njit(cache=True)
 def _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W, BT,
                      ban_at, restart_unit):
     """Begin an iteration at the current bound: the root alone on the path, the table (and the bans) emptied."""
@@ -619,8 +629,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
             meta[6] = 2
             return
         meta[2] = -1
-        if max_states >= 0 and meta[3] >= max_states:  # (a visit, an expansion, would pass max_states)
-            meta[6] = 5
+        if _visits_spent(meta, max_states):
             return
         _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap, W,
                          BT, ban_at, restart_unit)
@@ -634,8 +643,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 return
             bound = meta[1] = meta[2]
             meta[2] = -1
-            if max_states >= 0 and meta[3] >= max_states:  # (a visit, an expansion, would pass max_states)
-                meta[6] = 5
+            if _visits_spent(meta, max_states):
                 return
             _begin_iteration(expand, SL, SG, MA, MARG, PATH, PG, PM, CH, CHM, CHC, CHN, CHI, TT, meta, table_cap,
                              W, BT, ban_at, restart_unit)
@@ -749,8 +757,7 @@ def deepening(expand, heuristic, goal, dead, SL, SG, MA, MARG, PATH, PG, PM, CH,
                 if persists:
                     _ban(ab, ban_at, MA, MARG, BS, meta, m)
                 continue
-        if max_states >= 0 and meta[3] >= max_states:
-            meta[6] = 5
+        if _visits_spent(meta, max_states):
             return
         for w in range(words):
             PATH[d + 1, w] = CH[d, j, w]
