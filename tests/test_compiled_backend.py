@@ -122,6 +122,26 @@ def test_native_budgets(algorithm):
     assert (capped.status, capped.optimal) == (oracle.status, oracle.optimal) == (UNSOLVABLE, True)
 
 
+def test_native_bfs_stops_where_the_python_bfs_stops():
+    """The native breadth-first ring puts a state's children in one expansion late (their table slots asked for
+    meanwhile: loops.best_first's pipeline); every stop must still be the one without it. A BFS of ~2,500 states
+    (its chunks, the arrays grown at 1024 and 2048 states) stopped at many budgets: status, counts, bound and
+    moves equal the Python BFS's."""
+    from solvers import Budget
+
+    rng = random.Random(5)
+    board = "\n".join("".join(rng.choice("01234") for _ in range(7)) for _ in range(7)) + "\n"
+    inst = instance_from_rules((ROOT / "rulesets/floodit/floodit.grl").read_text(), board)
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    for states in [1, 2, 3, 17, 1023, 1024, 1025, 2048, 2049, 2462, 2463, None]:
+        mine, oracle = nat.search("bfs", Budget(max_states=states)), solve(ref, "bfs", Budget(max_states=states))
+        assert (mine.status, mine.cost, mine.moves, mine.bound) == (oracle.status, oracle.cost, oracle.moves,
+                                                                    oracle.bound), states
+        assert (mine.stats.expanded, mine.stats.generated, mine.stats.duplicates) == (
+            oracle.stats.expanded, oracle.stats.generated, oracle.stats.duplicates), states
+    assert mine.status == "solved" and mine.cost == 11 and mine.stats.expanded == 2463
+
+
 def test_native_chunks_start_small_and_follow_the_pace_of_the_states():
     """The time limit and Ctrl-C are heeded between native chunks: the first is small (a state of a 300x300
     Flood-It board costs ~70 ms; a first chunk of 256 states overran a 2 s limit by 15 s, found by a robustness

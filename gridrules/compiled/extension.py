@@ -314,7 +314,10 @@ def _uncached_callees(py_func):
             if isinstance(helper, CPUDispatcher) and takes_entry & set(inspect.signature(helper.py_func).parameters):
                 if helper not in copies:
                     inner = {}  # (filled once the copy is known: its callees may include itself)
-                    copies[helper] = njit(function(helper.py_func, inner))
+                    options = {k: v for k, v in helper.targetoptions.items() if k not in ("cache", "nopython")}
+                    # (its other options kept: an `inline="always"` helper copied without it is a call, ~1.2x
+                    # slower in the breadth-first loop, where its arrays are counted at each call)
+                    copies[helper] = njit(**options)(function(helper.py_func, inner))
                     inner.update(rebound(helper.py_func))
                 scope[name] = copies[helper]
         return scope

@@ -346,6 +346,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     MOVE = np.zeros(MA.shape[0], np.int64)
     COST = np.zeros(MA.shape[0], np.int64)
     HASH = np.zeros(MA.shape[0], np.uint64)
+    OUTP, MOVEP, COSTP, HASHP = np.zeros_like(OUT), np.zeros_like(MOVE), np.zeros_like(COST), np.zeros_like(HASH)
     D0, g0, D1, g1, BM, ab = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
     # (the scratch rows; g is the path cost below)
     if meta[6] == -1:
@@ -356,18 +357,46 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         G[0] = 0
         _put(H, meta, heuristic(K[0], SL, SG, D1, g1, BM, ab) if use_h else 0, 0, 0, np.int64(h0), -1)
     step = meta[10]
+    mask = np.uint64(T.shape[0] - 1)
+    # In a large table each probe is a cache miss, a slot's and then its row's. A state's children have their
+    # slots asked for as soon as they are made; in the breadth-first ring they are then put in one expansion
+    # later (`pending`: pn children of row pi, taken at cost pg from entry (pf0, pk0)), after the next state's
+    # expansion, which the misses overlap. The order is the same: that state was queued before them. Only
+    # children that all cost 1 wait (a 0-cost one goes to the ring's front, before the next state; a dearer one
+    # turns the ring into a heap); and whatever would end the search first puts the next state back and puts
+    # the waiting children in, so that every stop and every statistic is the one without the pipeline.
+    pn, pi, pg, pf0, pk0 = 0, -1, 0, 0, 0
+    first = False  # (put the waiting children in before anything else)
     done = 0
-    while meta[1] > 0:
+    while meta[1] > 0 or pn > 0:
+        if pn > 0 and (meta[1] == 0 or done >= chunk or first):
+            first = False
+            if _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
+                             mask, use_h, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                if meta[6] == 5:
+                    _untake(H, meta, pf0, pg, pi, pk0)
+                return
+            pn = 0
+            if 4 * meta[0] > 3 * T.shape[0]:
+                meta[6] = 3
+                return
+            continue
         if done >= chunk:
             return
         f0, k0 = H[meta[8], 0], H[meta[8], 3]
         g, i = _take(H, meta)
-        if meta[11] >= 0 and G[meta[11]] - step <= g:
-            _found(meta, meta[11])  # no state left could reach a cheaper goal
+        cheapest = meta[11] >= 0 and G[meta[11]] - step <= g  # (no state left could reach a cheaper goal)
+        if not cheapest and g != G[i]:
+            continue  # a stale entry: the state was reached more cheaply since (not by 1-cost children waiting)
+        reached = not cheapest and (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab)
+        if (cheapest or reached) and pn > 0:  # (the children waiting come first: it is taken again after them)
+            _untake(H, meta, f0, g, i, k0)
+            first = True
+            continue
+        if cheapest:
+            _found(meta, meta[11])
             return
-        if g != G[i]:
-            continue  # a stale entry: the state was reached more cheaply since
-        if (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab):
+        if reached:
             _found(meta, i)
             # put it back, so that a resumed search (for another solution) sees a consistent frontier
             _untake(H, meta, f0, g, i, k0)
@@ -378,70 +407,42 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             continue
         meta[2] += 1
         n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
-        if meta[0] + n > K.shape[0] or meta[1] + n + HEAP >= H.shape[0]:
-            meta[6] = 3
+        if meta[0] + pn + n > K.shape[0] or meta[1] + pn + n + HEAP >= H.shape[0]:
             # undo this expansion: it will be redone after the arrays grow (and its deadlock test again)
             _untake(H, meta, f0, g, i, k0)
             meta[2] -= 1
+            if pn > 0:  # (they have room: it was asked for them beside the children before them)
+                first = True
+                continue
+            meta[6] = 3
             return
-        # In a large table each probe is a cache miss, a slot's and then its row's: every child's slot is asked
-        # for first, then the row in each slot whose tag agrees, and so the misses overlap.
-        mask = np.uint64(T.shape[0] - 1)
         for m in range(n):
             HASH[m] = _hash(OUT, m, words)
             prefetch(T, HASH[m] & mask)
+        if pn > 0 and _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
+                                    mask, use_h, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+            if meta[6] != 6:  # (this state was taken too soon: back it goes, the one before it ahead of it)
+                _untake(H, meta, f0, g, i, k0)
+                meta[2] -= 1
+                if meta[6] == 5:
+                    _untake(H, meta, pf0, pg, pi, pk0)
+            return
+        pn = 0
+        wait = meta[9] != 0 and 4 * (meta[0] + n) <= 3 * T.shape[0]
         for m in range(n):
-            e = T[HASH[m] & mask]
-            if e >= 0 and e >> _ROW_BITS == _tag(HASH[m]):
-                prefetch(K, (e & _ROW_MASK) * words)
-                if meta[9] == 0:  # (a heap: a duplicate's G is read, see below)
-                    prefetch(G, e & _ROW_MASK)
-        for m in range(n):
-            if COST[m] > _MOST - g:  # (costs are never negative; numba's adds do not wrap: LLVM may drop a
-                if max_cost >= 0:    # test of a wrapped sum, so the test comes first)
-                    continue  # (it costs more than max_cost)
-                meta[6] = 6
-                return
-            ng = g + COST[m]
-            if max_cost >= 0 and ng > max_cost:
-                continue
-            new = meta[0]
-            meta[3] += 1
-            for w in range(words):
-                K[new, w] = OUT[m, w]
-            key = HASH[m]  # (the table's hash, and A*'s tie key: _comes_first)
-            slot = _probe(K, T, new, words, key)
-            j = _row(T, slot)
-            if j >= 0:
-                meta[4] += 1
-                # (in the ring every state made costs at most g + 1: a 1-cost child improves none, and its
-                # duplicate's G, a cache miss in a large table, need not be read)
-                if (meta[9] != 0 and ng == g + 1) or ng >= G[j]:
-                    continue
-                target = j  # reached more cheaply: reopen
-            else:
-                if max_states >= 0 and new >= max_states:
-                    meta[6] = 5
-                    # (the state being expanded goes back: the frontier stays whole, so its least entry is
-                    # still a lower bound on the optimum, search.least_open; the children made are in it)
-                    _untake(H, meta, f0, g, i, k0)
-                    return
-                T[slot] = _entry(new, key)
-                meta[0] = new + 1
-                target = new
-            G[target] = ng
-            PARENT[target] = i
-            MOVE_OF[target] = MOVE[m]
-            h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
-            f = ng + h if h <= _MOST - ng else _MOST  # (an estimate past 2^63 - 1 as 2^63 - 1: still a bound)
-            if max_cost >= 0 and use_h and f > max_cost:
-                continue
-            _put(H, meta, f, ng, target, np.int64(key), g)
-            if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
-                meta[11] = target  # the cheapest goal made so far
-                if ng <= g + step:
-                    _found(meta, target)  # (the rest of this expansion is dropped: a found search ends)
-                    return
+            wait = wait and COST[m] == 1
+        if wait:  # (a few words copied: cheaper than swapping the arrays, which counts references)
+            for m in range(n):
+                for w in range(words):
+                    OUTP[m, w] = OUT[m, w]
+                MOVEP[m], COSTP[m], HASHP[m] = MOVE[m], COST[m], HASH[m]
+            pn, pi, pg, pf0, pk0 = n, i, g, f0, k0
+            continue
+        if _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g, i, words, mask, use_h,
+                         heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+            if meta[6] == 5:
+                _untake(H, meta, f0, g, i, k0)
+            return
         if 4 * meta[0] > 3 * T.shape[0]:
             meta[6] = 3
             return
@@ -449,6 +450,65 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         _found(meta, meta[11])
         return
     meta[6] = 2
+
+
+@njit(cache=True, inline="always")
+def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g, i, words, mask, use_h, heuristic,
+                  goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+    """Put the n children of row i (taken at cost g) in the table and the frontier; their slots were asked for
+    when they were made (HASH). True when the search stops: meta[6] is then 1 (found), 5 (a new state would
+    pass max_states: the caller puts row i back, so that the frontier stays whole and its least entry is still
+    a lower bound on the optimum, search.least_open; the children made are in it) or 6."""
+    for m in range(n):  # (the row in each slot whose tag agrees, asked for before any is compared)
+        e = T[HASH[m] & mask]
+        if e >= 0 and e >> _ROW_BITS == _tag(HASH[m]):
+            prefetch(K, (e & _ROW_MASK) * words)
+            if meta[9] == 0:  # (a heap: a duplicate's G is read, see below)
+                prefetch(G, e & _ROW_MASK)
+    for m in range(n):
+        if COST[m] > _MOST - g:  # (costs are never negative; numba's adds do not wrap: LLVM may drop a
+            if max_cost >= 0:    # test of a wrapped sum, so the test comes first)
+                continue  # (it costs more than max_cost)
+            meta[6] = 6
+            return True
+        ng = g + COST[m]
+        if max_cost >= 0 and ng > max_cost:
+            continue
+        new = meta[0]
+        meta[3] += 1
+        for w in range(words):
+            K[new, w] = OUT[m, w]
+        key = HASH[m]  # (the table's hash, and A*'s tie key: _comes_first)
+        slot = _probe(K, T, new, words, key)
+        j = _row(T, slot)
+        if j >= 0:
+            meta[4] += 1
+            # (in the ring every state made costs at most g + 1: a 1-cost child improves none, and its
+            # duplicate's G, a cache miss in a large table, need not be read)
+            if (meta[9] != 0 and ng == g + 1) or ng >= G[j]:
+                continue
+            target = j  # reached more cheaply: reopen
+        else:
+            if max_states >= 0 and new >= max_states:
+                meta[6] = 5
+                return True
+            T[slot] = _entry(new, key)
+            meta[0] = new + 1
+            target = new
+        G[target] = ng
+        PARENT[target] = i
+        MOVE_OF[target] = MOVE[m]
+        h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
+        f = ng + h if h <= _MOST - ng else _MOST  # (an estimate past 2^63 - 1 as 2^63 - 1: still a bound)
+        if max_cost >= 0 and use_h and f > max_cost:
+            continue
+        _put(H, meta, f, ng, target, np.int64(key), g)
+        if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):
+            meta[11] = target  # the cheapest goal made so far
+            if ng <= g + step:
+                _found(meta, target)  # (the rest of this expansion is dropped: a found search ends)
+                return True
+    return False
 
 
 @njit(cache=True)
