@@ -34,7 +34,7 @@ import click
 # search on a small machine; gridrules does no linear algebra (set before numpy is first imported)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .errors import Diagnostic, ErrorList, GridrulesError, UsageError
+from .errors import Diagnostic, ErrorList, GridrulesError, LevelError, RuleRuntimeError, UsageError
 
 if TYPE_CHECKING:
     from . import ir
@@ -318,7 +318,41 @@ class Loaded:
     rule_path: Path
     level_path: str
     fmt: object  # ir.LevelFormat
-    instances: list
+    instances: list  # per level of the file, its Instance, or a Failed one that could not be set up
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A level of a file with several that failed for a reason of its own: its text breaks the rules' legend or
+    `init` (found by _load), or a rule did something impossible while it was solved. The file's other levels
+    are still solved; this one is reported in its place. Plain values: a forked process sends it back."""
+
+    level: str  # its name (`case 2`)
+    index: int  # 1-based, in the file
+    text: str  # the error, rendered as the user sees it
+    where: str | None  # `file:line:col`, when the error has a place
+    exit_code: int
+
+    @classmethod
+    def of(cls, level: str, index: int, err: GridrulesError) -> "Failed":
+        span = getattr(err, "span", None)
+        return cls(level, index, err.render(), None if span is None else str(span), err.exit_code)
+
+    def report(self) -> None:
+        if self.where is not None:
+            click.echo(self.text, err=True)
+        else:
+            _error(f"{self.level}: {self.text}")
+
+    def summary(self) -> str:
+        return (f"error at {self.where}" if self.where else "error") + " (on stderr)"
+
+
+def _ready(inst):
+    """A level about to be shown or asked about: a Failed one stops the command with its error."""
+    if isinstance(inst, Failed):
+        raise _Relayed(inst.text, inst.exit_code, inst.where is not None)
+    return inst
 
 
 def _resolve_level(level: str, rule_path: Path) -> str:
@@ -343,7 +377,15 @@ def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
     overrides = api.parse_params(game, list(params))
     level_path = _resolve_level(level, rule_path)
     fmt, raws = api.read_levels(game, level_path, level_format)
-    return Loaded(game, rule_path, level_path, fmt, [instantiate(game, raw, fmt, overrides) for raw in raws])
+    instances = []
+    for k, raw in enumerate(raws, 1):
+        try:
+            instances.append(instantiate(game, raw, fmt, overrides))
+        except LevelError as err:  # (one wrong level of many: the others are still worth solving)
+            if len(raws) == 1:
+                raise
+            instances.append(Failed.of(raw.name, k, err))
+    return Loaded(game, rule_path, level_path, fmt, instances)
 
 
 def _heuristic_label(system, algorithm: str, heuristic: str | None) -> str | None:
@@ -540,6 +582,15 @@ def describe(out: Outcome) -> str:
     return f"{where}; no solution found{proved}"
 
 
+def _failed_record(out: Failed, ruleset: str, level_path: str) -> dict:
+    """A Failed level's JSON object: _json_record's keys (null where there is no answer), status `error`, and
+    the error's first line."""
+    return {"ruleset": ruleset, "file": level_path, "level": out.level, "index": out.index, "status": "error",
+            "cost": None, "score": None, "length": None, "moves": None, "optimal": False, "bound": None,
+            "verified": False, "algorithm": None, "heuristic": None, "backend": None, "limit": None, "stats": None,
+            "error": out.text.splitlines()[0]}
+
+
 def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
     sol = out.solution
     return {
@@ -563,7 +614,14 @@ def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
     }
 
 
-def _print_outcome(out: Outcome, count: int, fmt: str, ruleset: str, level_path: str) -> None:
+def _print_outcome(out: Outcome | Failed, count: int, fmt: str, ruleset: str, level_path: str) -> None:
+    if isinstance(out, Failed):
+        sys.stdout.flush()
+        out.report()
+        click.echo(json.dumps(_failed_record(out, ruleset, level_path)) if fmt == "json" else
+                   f"{out.level}: {out.summary()}")
+        sys.stdout.flush()
+        return
     if fmt == "json":
         click.echo(json.dumps(_json_record(out, ruleset, level_path)))
     else:
@@ -624,8 +682,12 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
     does not replay is an internal error (exit 4). Text output: for a file with one level, a line such as
     `28 moves (optimal)` then the moves; for a file with several levels (e.g. HDU 4127 input), one line per
     level such as `case 2: 3 moves (optimal): 1 2 1`. JSON output (--format json): one object per level per
-    line with level, status (solved, unsolvable, budget_exhausted, interrupted), cost, length, moves,
+    line with level, status (solved, unsolvable, budget_exhausted, interrupted, error), cost, length, moves,
     optimal, verified, algorithm, heuristic, backend and stats.
+
+    A level of several that is wrong (its text, or a rule failing on it) is reported in its place
+    (`case 2: error at FILE:LINE:COL`, the error on stderr; status `error` and its first line as `error` in
+    JSON) and the others are still solved; the exit code is then 2.
     """
     loaded = _load(ruleset, level, params, level_format)
     if heuristic is not None and algorithm is not None and not _algorithms()[algorithm].uses_heuristic:
@@ -634,8 +696,15 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
     processes = _processes(jobs, count)
     codes = []
 
-    def one(k: int, inst, progress: bool) -> Outcome:
-        return solve_instance(inst, k, count, algorithm, heuristic, time_limit, max_states, backend, progress)
+    def one(k: int, inst, progress: bool) -> Outcome | Failed:
+        if isinstance(inst, Failed):
+            return inst
+        try:
+            return solve_instance(inst, k, count, algorithm, heuristic, time_limit, max_states, backend, progress)
+        except RuleRuntimeError as err:  # (a rule that fails on this level only: the others are still solved)
+            if count == 1:
+                raise
+            return Failed.of(inst.level, k, err)
 
     def done(k: int) -> None:  # (after each level here: an extension started now serves the later levels too)
         if backend == "compiled" and k < count:
@@ -644,7 +713,7 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
     try:
         for k, out in enumerate(_solved(loaded.instances, one, processes, done), 1):
             _print_outcome(out, count, out_format, loaded.game.name, loaded.level_path)
-            if verbose:
+            if verbose and not isinstance(out, Failed):
                 _verbose_stats(out, count)
             codes.append(out.exit_code)
             if out.exit_code == EXIT_INTERRUPTED:
@@ -701,7 +770,10 @@ def _solved(instances: list, one, processes: int, done):
     solved = 1
     try:
         for k, result in enumerate(pool.imap(_solve_forked, range(2, len(instances) + 1)), 2):
-            yield Outcome(instances[k - 1], *result) if result[0] == k else _raise(result)
+            if isinstance(result, Failed):
+                yield result
+            else:
+                yield Outcome(instances[k - 1], *result) if result[0] == k else _raise(result)
             solved += 1
     except KeyboardInterrupt:
         raise _Interrupted(solved) from None
@@ -718,6 +790,8 @@ def _solve_forked(k: int) -> tuple:
     plain values (an exception may not survive being sent back whole)."""
     try:
         out = _FORKED["one"](k, _FORKED["instances"][k - 1], False)
+        if isinstance(out, Failed):
+            return out
     except GridrulesError as err:
         return ("error", err.render(), err.exit_code, _located(err))
     except Exception as err:  # noqa: BLE001 - (reported by this process's parent as its own: _internal)
@@ -973,11 +1047,19 @@ def show(ctx, ruleset, level, case, solution, do_solve, trace, algorithm, heuris
     if solution is not None and len(chosen) > 1:
         raise UsageError(f"`{loaded.level_path}` holds {len(chosen)} levels; pick the one --solution is for "
                          f"with --case N")
+    if len(chosen) == 1:
+        _ready(chosen[0][1])
     colour = _colour_stdout(color)
     codes = []
     for n, (k, inst) in enumerate(chosen):
         if n:
             click.echo("")
+        if isinstance(inst, Failed):  # (one wrong level of the file: the others are still shown)
+            click.echo(f"{inst.level}: {inst.summary()}")
+            sys.stdout.flush()
+            inst.report()
+            codes.append(inst.exit_code)
+            continue
         renderer = Renderer(inst, loaded.fmt, color=colour)
         click.echo(f"{inst.level} ({inst.rows}x{inst.cols}, {loaded.game.name})")
         click.echo(renderer.board(inst.initial), color=renderer.color)
@@ -1042,8 +1124,18 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
     if hint and count_only:
         raise click.UsageError("give either --hint or --count, not both")
     loaded = _load(ruleset, level, params, level_format)
+    chosen = _chosen(loaded, case)
+    if len(chosen) == 1:
+        _ready(chosen[0][1])
     codes = []
-    for k, inst in _chosen(loaded, case):
+    for k, inst in chosen:
+        if isinstance(inst, Failed):  # (one wrong level of the file: the others' moves are still listed)
+            click.echo(json.dumps({"level": inst.level, "error": inst.text.splitlines()[0]}) if out_format == "json"
+                       else f"{inst.level}: {inst.summary()}")
+            sys.stdout.flush()
+            inst.report()
+            codes.append(inst.exit_code)
+            continue
         ref = api.system(inst, "reference")
         state = ref.initial()
         spelling = _Spelling(inst)
@@ -1097,12 +1189,13 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
     from . import api
 
     loaded = _load(ruleset, level, params, level_format)
-    asked_in_file = any(inst.raw.queries for inst in loaded.instances)
+    asked_in_file = any(not isinstance(inst, Failed) and inst.raw.queries for inst in loaded.instances)
     if move_texts and asked_in_file:
         raise UsageError(f"`{loaded.level_path}` asks its own queries; give no MOVEs with it")
     if not move_texts and not asked_in_file:
         raise UsageError(f"`{loaded.level_path}` asks no queries; give the MOVEs to check after it")
     for inst in loaded.instances:
+        _ready(inst)  # (a judge reads the answers in order: a wrong level stops them, its error said)
         if move_texts:
             if len(loaded.instances) > 1:
                 raise UsageError(f"`{loaded.level_path}` holds {len(loaded.instances)} levels; MOVEs need a file "
@@ -1176,15 +1269,29 @@ def validate(ctx, files, levels, params, level_format):
             try:
                 level_path = _resolve_level(lv, path)
                 fmt, raws = api.read_levels(game, level_path, level_format)
-                for raw in raws:
-                    inst = instantiate(game, raw, fmt, overrides)
-                    system = api.system(inst, "reference")
-                    system.legal_moves(system.initial())  # the actions run on the first state
             except GridrulesError as err:
                 _report(err)
                 codes.append(err.exit_code)
                 continue
-            click.echo(f"{lv}: ok ({_count(len(raws), 'level')}, format {fmt.format})")
+            wrong = 0
+            for raw in raws:  # (every wrong level of the file is reported, not only the first)
+                try:
+                    inst = instantiate(game, raw, fmt, overrides)
+                    system = api.system(inst, "reference")
+                    system.legal_moves(system.initial())  # the actions run on the first state
+                except (LevelError, RuleRuntimeError) as err:
+                    _report(err)
+                    codes.append(err.exit_code)
+                    wrong += 1
+                except GridrulesError as err:  # (the rules' fault, the same for every level)
+                    _report(err)
+                    codes.append(err.exit_code)
+                    wrong = len(raws)
+                    break
+            if not wrong:
+                click.echo(f"{lv}: ok ({_count(len(raws), 'level')}, format {fmt.format})")
+            elif len(raws) > 1 and wrong < len(raws):
+                click.echo(f"{lv}: {wrong} of {_count(len(raws), 'level')} wrong (format {fmt.format})")
     ctx.exit(worst(codes))
 
 

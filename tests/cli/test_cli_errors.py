@@ -1,6 +1,7 @@
 """Every user mistake is exit 2 with a clear message on stderr, never a traceback."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -260,3 +261,57 @@ def test_validate_refuses_an_empty_file_or_level(run):
     assert r.code == 2, r.all
     assert r.err.splitlines()[-1] == f"Error: Invalid value for '--level': {LEVEL_EMPTY}"
     assert r.out == ""
+
+
+# Three Flood-It boards; the second holds a colour 9 (line 6, column 3).
+ONE_WRONG_OF_THREE = "3\n0 1 2\n1 1 2\n2 2 1\n2\n1 9\n1 2\n2\n0 1\n1 0\n0\n"
+WRONG_AT = "6:3: value 9 is outside `colour`'s domain 0..5"
+
+
+def test_a_wrong_level_of_several_is_reported_in_its_place_and_the_others_solved(run, write):
+    """Nothing the user had is lost: the levels around a wrong one are still solved, its line names the place of
+    the error, the error itself is on stderr (file:line:col, the line, a caret), and the exit code is 2."""
+    level = write("three.txt", ONE_WRONG_OF_THREE)
+    r = run("solve", "floodit", level, "--backend", "reference")
+    assert r.code == 2
+    assert r.out == (f"case 1: 3 moves (optimal): 1 2 1\ncase 2: error at {level}:6:3 (on stderr)\n"
+                     "case 3: 2 moves (optimal): 1 0\n")
+    assert r.err.startswith(f"{level}:{WRONG_AT}\n  1 9\n    ^\n") and "Traceback" not in r.all
+    records = [json.loads(line) for line in run("solve", "floodit", level, "--backend", "reference",
+                                                "--format", "json").out.splitlines()]
+    assert [rec["status"] for rec in records] == ["solved", "error", "solved"]
+    assert records[1]["error"] == f"{level}:{WRONG_AT}" and records[1]["moves"] is None
+    assert set(records[1]) == set(records[0]) | {"error"}
+
+
+def test_show_moves_and_validate_go_past_a_wrong_level(run, write):
+    level = write("three.txt", ONE_WRONG_OF_THREE)
+    shown = run("show", "floodit", level)
+    assert shown.code == 2 and f"case 2: error at {level}:6:3 (on stderr)\n" in shown.out
+    assert shown.out.count("(3x3, floodit)") == 1 and shown.out.count("(2x2, floodit)") == 1
+    listed = run("moves", "floodit", level, "--backend", "reference")
+    assert listed.code == 2 and listed.out.splitlines()[2:4] == [f"case 2: error at {level}:6:3 (on stderr)",
+                                                                 "case 3: 1 legal move"]
+    checked = run("validate", "floodit", "--level", level)
+    assert checked.code == 2
+    assert checked.out == f"floodit: ok\n{level}: 1 of 3 levels wrong (format hdu4127)\n"
+    assert f"{level}:{WRONG_AT}" in checked.err
+
+
+def test_the_wrong_level_itself_or_a_file_of_one_stops_with_its_error(run, write):
+    level = write("three.txt", ONE_WRONG_OF_THREE)
+    for command in ("show", "moves"):
+        picked = run(command, "floodit", level, "--case", "2")
+        assert picked.code == 2 and picked.out == "" and picked.err.startswith(f"{level}:{WRONG_AT}\n")
+        assert run(command, "floodit", level, "--case", "3").code == 0
+    alone = write("one.txt", "2\n1 9\n1 2\n0\n")
+    r = run("solve", "floodit", alone)
+    assert r.code == 2 and r.out == "" and r.err.startswith(f"{alone}:2:3: value 9 is outside")
+
+
+def test_query_stops_at_a_wrong_level_after_the_answers_before_it(run, write):
+    """A judge reads the answers in order: the first case's are printed, then the second case's error."""
+    level = write("pairs.txt", "3 4\n1 2 3 4\n0 0 0 0\n4 3 2 1\n1\n1 1 3 4\n2 2\n1 -1\n1 1\n1\n1 1 2 2\n0 0\n")
+    r = run("query", "lianliankan", level, "--backend", "reference")
+    assert r.code == 2 and r.out == "YES\n"
+    assert r.err.startswith(f"{level}:8:3: value -1 is outside `tile`'s domain")

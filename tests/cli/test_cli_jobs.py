@@ -59,15 +59,17 @@ level hdu4127:
 
 
 def test_a_rule_error_in_another_process_is_reported_as_here(run, write):
-    """The levels before it are printed, then the located error, exit 2: as when one process solves them."""
+    """A rule that fails on one level of several: that level's line names the error's place, the located error
+    is on stderr, the other levels are still solved, exit 2: as when one process solves them."""
     rules = write("divides.grl", DIVIDES)
     level = write("divides.txt", hdu([[[1]], [[0, 1], [1, 1]], [[2]]]))
     run("solve", rules, level)  # (compiled now: neither run below says it compiles)
     one = run("solve", rules, level)
     many = run("solve", rules, level, "--jobs", "2")
     assert one.code == many.code == EXIT_USAGE
-    assert one.out == many.out == "case 1: 1 move (optimal): 1,1\n"
-    assert one.err == many.err and "divides.grl:5:" in many.err and "division by zero" in many.err
+    assert one.out == many.out == (f"case 1: 1 move (optimal): 1,1\ncase 2: error at {rules}:5:28 (on stderr)\n"
+                                   "case 3: 2 moves (optimal): 1,1 1,1\n")
+    assert one.err == many.err and f"{rules}:5:28: division by zero" in many.err
 
 
 def test_an_unexpected_exception_in_another_process_is_an_internal_error_as_here(run, monkeypatch):
