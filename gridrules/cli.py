@@ -1196,6 +1196,8 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
         raise UsageError(f"`{loaded.level_path}` asks no queries; give the MOVEs to check after it")
     for inst in loaded.instances:
         _ready(inst)  # (a judge reads the answers in order: a wrong level stops them, its error said)
+        if not move_texts and inst.raw.query_error is not None:
+            raise inst.raw.query_error
         if move_texts:
             if len(loaded.instances) > 1:
                 raise UsageError(f"`{loaded.level_path}` holds {len(loaded.instances)} levels; MOVEs need a file "

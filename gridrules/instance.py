@@ -305,6 +305,8 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
     # the reference interpreter runs init code
     from .reference.evaluator import Abort
 
+    if raw.error is not None:  # (found by its reader; the file's other levels were still read)
+        raise raw.error
     rows, cols = raw.rows, raw.cols
     if rows == 0 or cols == 0:
         raise LevelError("the level has no cells", raw.head_span())

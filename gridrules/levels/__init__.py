@@ -40,6 +40,10 @@ class RawLevel:
     # questions the file asks about the level (HDU 1175's pairs of cells): each the arguments of a move
     # (0-based cells) and where it is written; `gridrules query` answers whether such a move is legal
     queries: list[tuple[tuple, Span]] = field(default_factory=list)
+    # what is wrong with this level alone (a number that is no number, a query off its board), found while its
+    # file was read: instantiate raises it, so that a file's other levels can still be solved
+    error: LevelError | None = None
+    query_error: LevelError | None = None  # ... or with its queries alone (`gridrules query` raises it)
 
     @property
     def rows(self) -> int:
@@ -118,10 +122,13 @@ def count_value(text: str) -> int | None:
 class _Ints:
     """The blank-separated integers of some lines (`values`, added a line at a time by `read`), and where each
     one is (`where`, `span`), found again in its line only when asked: a reader of a million numbers then keeps a
-    million ints, not a million positions besides. Non-numbers are errors."""
+    million ints, not a million positions besides. Non-numbers are errors: raised at once, or, `lenient`, kept
+    in `bad` by their index (their value 0) for the reader to raise (`at`) or to give to the level they are in
+    (`first_bad`)."""
 
-    def __init__(self, src: Source, lines: list[str], start: int = 0, stop: int = 0):
+    def __init__(self, src: Source, lines: list[str], start: int = 0, stop: int = 0, lenient: bool = False):
         self.src, self.lines = src, lines
+        self.bad: dict[int, LevelError] | None = {} if lenient else None
         self.values: list[int] = []
         self.firsts: list[int] = []  # per line read that holds numbers: the index of its first one
         self.line_of: list[int] = []  # ... and the line's index
@@ -139,6 +146,33 @@ class _Ints:
         return len(parts)
 
     def _numbers(self, i: int, parts: list[str]) -> list[int]:
+        try:
+            return self._strict_numbers(i, parts)
+        except LevelError:
+            if self.bad is None:
+                raise
+        out = []  # (lenient: each wrong one kept, as 0)
+        for k, part in enumerate(parts):
+            try:
+                out.extend(self._strict_numbers(i, [part], k))
+            except LevelError as err:
+                self.bad[len(self.values) + k] = err
+                out.append(0)
+        return out
+
+    def at(self, k: int) -> int:
+        """Number k, where only a number will do (a size, a count): a wrong one is raised."""
+        if self.bad and k in self.bad:
+            raise self.bad[k]
+        return self.values[k]
+
+    def first_bad(self, start: int, stop: int) -> LevelError | None:
+        """The error of the first wrong number among numbers start..stop-1 (lenient), else None."""
+        wrong = [k for k in self.bad or () if start <= k < stop]
+        return self.bad[min(wrong)] if wrong else None
+
+    def _strict_numbers(self, i: int, parts: list[str], skip: int = 0) -> list[int]:
+        """Line i's numbers `parts` (from its token `skip` on)."""
         # int() also reads `1_0` and other scripts' digits; the judges' formats are ASCII digits and a sign (on a
         # line of ASCII without `_`, what int() reads is that; other blanks than ASCII ones are blanks too)
         ln = self.lines[i]
@@ -147,7 +181,7 @@ class _Ints:
                 return list(map(int, parts))
             except ValueError:  # (more digits than Python converts)
                 pass
-        for part, (col, width) in zip(parts, self.columns(i)):
+        for part, (col, width) in zip(parts, self.columns(i)[skip:]):
             span = Span(self.src, i + 1, col, i + 1, col + width)
             if not INTEGER.fullmatch(part):
                 other_digits = not part.isascii() or "_" in part
@@ -239,14 +273,14 @@ def sniff_numbers(text: str) -> bool:
 def read_hdu4127(src: Source) -> list[RawLevel]:
     """Several square boards, each preceded by its size N; the input ends with a line `0` (or the file's end)."""
     lines = _lines(src.text)
-    ints = _Ints(src, lines, 0, len(lines))
+    ints = _Ints(src, lines, 0, len(lines), lenient=True)
     v = ints.values
     if not v:
         raise _empty(src)
     levels = []
     i = 0
     while i < len(v):
-        n = v[i]
+        n = ints.at(i)
         if n == 0:
             if i + 1 < len(v):
                 raise LevelError("data after the closing `0`", ints.span(i + 1))
@@ -259,7 +293,8 @@ def read_hdu4127(src: Source) -> list[RawLevel]:
             raise LevelError(f"case {len(levels) + 1} ends early: a {n}x{n} board needs {n * n} numbers, "
                              f"found {len(cells)}", ints.span(i))
         levels.append(RawLevel(f"case {len(levels) + 1}", src, [cells[r * n:(r + 1) * n] for r in range(n)],
-                               ints.places(i + 1, n, n), start_line=ints.where(i)[0]))
+                               ints.places(i + 1, n, n), start_line=ints.where(i)[0],
+                               error=ints.first_bad(i + 1, i + 1 + n * n)))
         i += 1 + n * n
     if not levels:
         line, col, _ = ints.where(0)
@@ -296,16 +331,17 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
     """Cases of `n m`, n rows of m numbers, `q`, then q lines `x1 y1 x2 y2` (1-based row and column); the input
     ends with `0 0` (or the file's end). Each case is a level whose queries are pairs of cells."""
     lines = _lines(src.text)
-    ints = _Ints(src, lines, 0, len(lines))
+    ints = _Ints(src, lines, 0, len(lines), lenient=True)
     v = ints.values
     if not v:
         raise _empty(src)
 
-    def take(i, count, what):
+    def take(i, count, what, numbers=True):
+        """Numbers i.. of what the input says next; with `numbers`, a wrong one raised (a size, a count)."""
         if i + count > len(v):
             raise LevelError(f"the input ends early: {what} needs {count} numbers, found {len(v) - i}",
                              ints.span(i - 1 if i > 0 else 0))
-        return v[i:i + count]
+        return [ints.at(k) for k in range(i, i + count)] if numbers else v[i:i + count]
 
     levels = []
     i = 0
@@ -321,23 +357,26 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
         rows, cols = n, m
         case = f"case {len(levels) + 1}"
         head, first = ints.where(i)[0], i + 2
-        cells = take(first, rows * cols, f"the {rows}x{cols} board of {case}")
+        cells = take(first, rows * cols, f"the {rows}x{cols} board of {case}", numbers=False)
+        error = ints.first_bad(first, first + rows * cols)  # (the case's own: the other cases are still read)
         i += 2 + rows * cols
         (q,) = take(i, 1, f"the query count of {case}")
         if q < 0:
             raise LevelError(f"a query count cannot be negative ({q})", ints.span(i))
         i += 1
-        queries = []
+        queries, wrong = [], None
         for k in range(q):
-            x1, y1, x2, y2 = take(i, 4, f"query {k + 1} of {case}")
+            x1, y1, x2, y2 = take(i, 4, f"query {k + 1} of {case}", numbers=False)
+            wrong = wrong or ints.first_bad(i, i + 4)
             for j, (r, c) in enumerate(((x1, y1), (x2, y2))):
-                if not (1 <= r <= rows and 1 <= c <= cols):
-                    raise LevelError(f"query {k + 1} of {case} names the cell {r},{c}, outside the "
-                                     f"{rows}x{cols} board", ints.span(i + 2 * j, i + 2 * j + 1))
+                if not (1 <= r <= rows and 1 <= c <= cols) and wrong is None:
+                    wrong = LevelError(f"query {k + 1} of {case} names the cell {r},{c}, outside the "
+                                       f"{rows}x{cols} board", ints.span(i + 2 * j, i + 2 * j + 1))
             queries.append((((x1 - 1, y1 - 1), (x2 - 1, y2 - 1)), ints.span(i, i + 3)))
             i += 4
         levels.append(RawLevel(case, src, [cells[r * cols:(r + 1) * cols] for r in range(rows)],
-                               ints.places(first, rows, cols), start_line=head, queries=queries))
+                               ints.places(first, rows, cols), start_line=head, queries=queries, error=error,
+                               query_error=wrong))
     if not levels:
         raise LevelError("no board before the closing `0 0`", ints.span(0))
     return levels

@@ -315,3 +315,30 @@ def test_query_stops_at_a_wrong_level_after_the_answers_before_it(run, write):
     r = run("query", "lianliankan", level, "--backend", "reference")
     assert r.code == 2 and r.out == "YES\n"
     assert r.err.startswith(f"{level}:8:3: value -1 is outside `tile`'s domain")
+
+
+def test_a_judge_file_whose_case_holds_no_number_there_is_read_past_it(run, write):
+    """HDU 4127: a cell that is no number spoils its case alone (its size and the count of its numbers still say
+    where the next case starts); a size that is no number stops the file, where it is."""
+    level = write("tokens.txt", "3\n1 2 3\n1 x 3\n1 2 3\n2\n1 1\n1 2\n0\n")
+    r = run("solve", "floodit", level, "--backend", "reference")
+    assert r.code == 2 and r.out == f"case 1: error at {level}:3:3 (on stderr)\ncase 2: 1 move (optimal): 2\n"
+    assert r.err.startswith(f"{level}:3:3: expected a number, found `x`\n")
+    size = write("size.txt", "3\n1 2 3\n1 2 3\n1 2 3\nx\n1 1\n1 2\n0\n")
+    r = run("solve", "floodit", size, "--backend", "reference")
+    assert r.code == 2 and r.out == "" and r.err.startswith(f"{size}:5:1: expected a number, found `x`\n")
+
+
+def test_a_query_off_its_board_spoils_the_queries_not_the_board(run, write):
+    """HDU 1175: `solve` still solves a case one of whose queries names a cell off its board; `query` stops there
+    with that error, as it does at a case whose board holds a wrong number."""
+    board = "3 4\n1 2 3 4\n0 0 0 0\n4 3 2 1\n"
+    level = write("pairs.txt", f"{board}1\n1 1 3 9\n{board}1\n1 1 3 4\n0 0\n")
+    solved = run("solve", "lianliankan", level, "--backend", "reference")
+    assert solved.code == 0 and solved.out.count("4 moves (optimal)") == 2
+    asked = run("query", "lianliankan", level, "--backend", "reference")
+    assert asked.code == 2 and asked.out == ""
+    assert asked.err.startswith(f"{level}:6:5: query 1 of case 1 names the cell 3,9, outside the 3x4 board\n")
+    spoiled = write("spoiled.txt", f"{board}1\n1 1 3 4\n3 4\n1 2 3 4\n0 ? 0 0\n4 3 2 1\n1\n1 1 3 4\n0 0\n")
+    r = run("solve", "lianliankan", spoiled, "--backend", "reference")
+    assert r.code == 2 and r.out.splitlines()[1] == f"case 2: error at {spoiled}:9:3 (on stderr)"
