@@ -347,6 +347,14 @@ class Failed:
     def summary(self) -> str:
         return (f"error at {self.where}" if self.where else "error") + " (on stderr)"
 
+    def skip(self, line: str) -> int:
+        """Say in its place, on stdout, that this level failed (`line`), and why on stderr; its exit code."""
+        sys.stdout.flush()
+        self.report()
+        click.echo(line)
+        sys.stdout.flush()
+        return self.exit_code
+
 
 def _ready(inst):
     """A level about to be shown or asked about: a Failed one stops the command with its error."""
@@ -616,11 +624,8 @@ def _json_record(out: Outcome, ruleset: str, level_path: str) -> dict:
 
 def _print_outcome(out: Outcome | Failed, count: int, fmt: str, ruleset: str, level_path: str) -> None:
     if isinstance(out, Failed):
-        sys.stdout.flush()
-        out.report()
-        click.echo(json.dumps(_failed_record(out, ruleset, level_path)) if fmt == "json" else
-                   f"{out.level}: {out.summary()}")
-        sys.stdout.flush()
+        out.skip(json.dumps(_failed_record(out, ruleset, level_path)) if fmt == "json" else
+                 f"{out.level}: {out.summary()}")
         return
     if fmt == "json":
         click.echo(json.dumps(_json_record(out, ruleset, level_path)))
@@ -1055,10 +1060,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, trace, algorithm, heuris
         if n:
             click.echo("")
         if isinstance(inst, Failed):  # (one wrong level of the file: the others are still shown)
-            click.echo(f"{inst.level}: {inst.summary()}")
-            sys.stdout.flush()
-            inst.report()
-            codes.append(inst.exit_code)
+            codes.append(inst.skip(f"{inst.level}: {inst.summary()}"))
             continue
         renderer = Renderer(inst, loaded.fmt, color=colour)
         click.echo(f"{inst.level} ({inst.rows}x{inst.cols}, {loaded.game.name})")
@@ -1130,11 +1132,8 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
     codes = []
     for k, inst in chosen:
         if isinstance(inst, Failed):  # (one wrong level of the file: the others' moves are still listed)
-            click.echo(json.dumps({"level": inst.level, "error": inst.text.splitlines()[0]}) if out_format == "json"
-                       else f"{inst.level}: {inst.summary()}")
-            sys.stdout.flush()
-            inst.report()
-            codes.append(inst.exit_code)
+            codes.append(inst.skip(json.dumps({"level": inst.level, "error": inst.text.splitlines()[0]})
+                                   if out_format == "json" else f"{inst.level}: {inst.summary()}"))
             continue
         ref = api.system(inst, "reference")
         state = ref.initial()
@@ -1279,6 +1278,8 @@ def validate(ctx, files, levels, params, level_format):
             for raw in raws:  # (every wrong level of the file is reported, not only the first)
                 try:
                     inst = instantiate(game, raw, fmt, overrides)
+                    if raw.query_error is not None:
+                        raise raw.query_error
                     system = api.system(inst, "reference")
                     system.legal_moves(system.initial())  # the actions run on the first state
                 except (LevelError, RuleRuntimeError) as err:

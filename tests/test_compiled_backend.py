@@ -3,6 +3,7 @@ heuristic values along random walks, and the same optimal costs."""
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -1645,3 +1646,32 @@ level grid:
         assert [m for m, _, _ in nat.successors(inst.initial)] == found
         assert nat.legal_moves(inst.initial) == ref.legal_moves(inst.initial)
         native_agrees(inst, nat, ref)
+
+
+def test_entry_points_decode_only_the_globals_they_read():
+    """goal and heuristic decode just the fields of the globals their code (and what it calls) reads, when every
+    read is a constant slot of g: Bloxorz's read the block and `split`, not its 26 bridges. Anything the source
+    cannot tell (an element of an array global, g handed on under another name or to the runtime, a layer's
+    row) keeps the whole _decode."""
+    import ast
+
+    from gridrules.compiled.codegen import _slots_read, generate
+    from gridrules.reference.system import interpreter
+
+    def slots(source: str, names=("_goal",)):
+        tree = ast.parse(source)
+        return _slots_read({f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}, list(names))
+
+    assert slots("def _goal(g, SG):\n    return g[26] == 0 and helper(1, g)\n"
+                 "def helper(k, g):\n    return g[26 + 2] > k\n") == {26, 28}
+    assert slots("def _goal(g):\n    j = 3\n    return g[j]\n") is None  # (an array global's element)
+    assert slots("def _goal(g):\n    return rt.anything(g)\n") is None
+    assert slots("def _goal(g):\n    return helper(g)\ndef helper(h):\n    return h[0]\n") is None
+    assert slots("def _goal(g, D):\n    return g[0] + D[0, 1]\n") is None
+    assert slots("def h_0(g):\n    return g[4]\ndef h_1(g):\n    return g[7]\n", ("h_0", "h_1")) == {4, 7}
+
+    inst = load("bloxorz", ROOT / "rulesets/bloxorz/levels/level33.txt")[0]
+    source, low, _ = generate(inst, None, interpreter(inst))
+    assert low.decoders == {"goal": "_decode_goal", "heuristic": "_decode_heuristic"}
+    goal_decoder = source[source.index("def _decode_goal"):source.index("@njit", source.index("def _decode_goal"))]
+    assert sorted(set(re.findall(r"g\[(\d+)\] =", goal_decoder))) == ["26", "27", "28", "29"]  # block, split

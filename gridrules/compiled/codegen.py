@@ -1683,6 +1683,8 @@ class Lowering:
                 else:
                     o(f"rt.copy_row(D0, D, {li})")
             o("rt.copy_into(g0, g)")
+        elif not self.dyn_layers:  # (no rows to copy: nor D0, D to pass, prune.py drops them)
+            o("rt.copy_into(g0, g)")
         else:
             o("rt.copy_state(D0, g0, D, g)")
         for layer in self.dyn_layers:  # (its rows are the parent's planes until a store: masks from those)
@@ -1792,10 +1794,13 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
         for o in (dec, enc):
             o.dedent()
     slot_at = HEADER + 2 * len(low.dyn_layers)
+    if not planes:
+        low.field_decoders = []  # per field of the globals: (its slots in g, the lines that decode it)
     for j, slot in enumerate(inst.layout.slots):
         dom = inst.doms[slot.name]
         arr, off, width = low.gslots[slot.name]
         base = off + slot.index * width
+        first = len(dec.lines)
         at = slot_at + 3 * j  # word, shift, mask
         code = f"((s[SG[{at}]] >> np.uint64(SG[{at + 1}])) & np.uint64(SG[{at + 2}]))"
         # (the fields are gathered in a local word `acc`, stored when the next field lies in another word: one
@@ -1812,6 +1817,8 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
             lo = dom.lo if dom.kind == "int" else 0
             dec(f"g[{base}] = np.int64({code}) + {lo}")
             enc(put.format(f"g[{base}] - {lo}"))
+            if not planes:
+                low.field_decoders.append(({base}, dec.lines[first:]))
             continue
         cell_at = base if dom.kind == "cell" else base + 1
         dec(f"x = np.int64({code})")
@@ -1828,6 +1835,8 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
         dec(f"g[{cell_at}] = x // COLS")
         dec(f"g[{cell_at + 1}] = x % COLS")
         dec.dedent()
+        if not planes:
+            low.field_decoders.append((set(range(base, cell_at + 2)), dec.lines[first:]))
         x = low._cell_code((f"g[{cell_at}]", f"g[{cell_at + 1}]"), enc, f"`{slot.name}`", None)
         if dom.kind == "body":
             enc(f"{x} += g[{base}] * (N + 1)")
@@ -1837,6 +1846,58 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
     dec("return")
     enc("return")
     return dec.lines, enc.lines
+
+
+def _slots_read(functions: dict[str, ast.FunctionDef], names: list[str]) -> set[int] | None:
+    """The slots of g that the generated functions `names` and what they call read, when every read is g[k] for
+    a constant k and no layer's row (D) is read: an entry point then decodes only those (_decoder), not the whole
+    state (Bloxorz's goal reads 4 of 34 slots). None where that cannot be told from the source: g indexed by a
+    value worked out at run time (an array global's element), g handed to a function of the runtime or under
+    another name, D read."""
+    slots: set[int] = set()
+    todo, seen = list(names), set()
+    while todo:
+        f = functions.get(todo.pop())
+        if f is None or f.name in seen:
+            continue
+        seen.add(f.name)
+        passed = set()  # (g handed on whole to a generated function, as its parameter g)
+        for node in ast.walk(f):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+                todo.append(node.func.id)
+                params = [a.arg for a in functions[node.func.id].args.args]
+                for a, p in zip(node.args, params):
+                    if isinstance(a, ast.Name) and a.id == "g":
+                        if p != "g":
+                            return None
+                        passed.add(id(a))
+        for node in ast.walk(f):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "g":
+                k = _constant(node.slice)
+                if k is None or not isinstance(node.ctx, ast.Load):
+                    return None
+                slots.add(k)
+                passed.add(id(node.value))
+        for node in ast.walk(f):
+            if isinstance(node, ast.Name) and (node.id == "D" or node.id == "g" and id(node) not in passed):
+                return None
+    return slots
+
+
+def _constant(e: ast.expr):
+    """The value of a sum of integer literals (codegen writes a field's slot so: `26 + 1`), else None."""
+    if isinstance(e, ast.Constant) and isinstance(e.value, int):
+        return e.value
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        a, b = _constant(e.left), _constant(e.right)
+        return None if a is None or b is None else a + b
+    return None
+
+
+def _decoder(low: Lowering, name: str, slots: set[int]) -> str:
+    """_decode for the fields of the globals that hold one of `slots` (_slots_read), the layers left out."""
+    lines = [line for held, code in low.field_decoders if held & slots for line in code] + ["    return"]
+    return (f"@njit(cache=True)\ndef {name}(s, D, g, SG):\n" + "\n".join(_board_names(lines) + lines) + "\n")
 
 
 def _planes_code(li: int, lo: int, at: int, nbits: int, dec: Out, enc: Out):
@@ -2032,6 +2093,16 @@ def _generate(inst: Instance, heuristic: str | None, rules, moves, planes: froze
         parts.append(_any_function(low, "_deadlock", game.deadlocks, packed=True))
     for ai, key in low.pair_actions.items():
         parts.append(_pairs_code(ai, steps[ai], key))
+    low.decoders = {}
+    readers = {"goal": ["_goal"], "deadlock": ["_deadlock"] if game.deadlocks else [],
+               "score": ["_score"] if game.score is not None else [],
+               "heuristic": [f"h_{i}" for i in _entry_heuristics(low, game)]}
+    functions = {f.name: f for f in ast.parse("\n".join(parts)).body if isinstance(f, ast.FunctionDef)}
+    for entry, names in readers.items():
+        slots = _slots_read(functions, names)
+        if slots:  # (none read: the whole _decode is left out, prune._drop_unread_decode)
+            low.decoders[entry] = f"_decode_{entry}"
+            parts.append(_decoder(low, f"_decode_{entry}", slots))
     parts.append(_dispatch(low, game, steps))
     return prune_cached("\n".join(parts) + "\n"), low, moves
 
@@ -2289,6 +2360,12 @@ def _pairs_code(ai: int, steps: list, key: int) -> str:
             + "\n".join(_board_names(o.lines) + o.lines) + "\n")
 
 
+def _entry_heuristics(low: Lowering, game: ir.Game) -> list[int]:
+    """The heuristics the entry point `heuristic` takes the greatest of: the one asked for, or the defaults."""
+    return [i for i, h in enumerate(game.heuristics)
+            if (low.heuristic is None and h.in_default) or h.name == low.heuristic]
+
+
 def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
     """expand / goal / heuristic over packed states: the entry points the system and native searches use, with
     the fixed signatures of loops.py. Each works on scratch rows its caller owns (system._work: D0, g0: the
@@ -2465,21 +2542,22 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("    rt.search_order(OUT, MOVE, COST, ab[ab[12]:], ab[ab[12] + MA.shape[0]:], n)")
     o("return n")
     expand = _entry("expand", "EXPAND", _EXPAND_ARGS, _board_names(o.lines) + o.lines)
-    hs = [i for i, h in enumerate(game.heuristics)
-          if (low.heuristic is None and h.in_default) or h.name == low.heuristic]
-    h_lines = ["    _decode(s, D, g, SG)", "    best = 0"]
+    hs = _entry_heuristics(low, game)
+    decode = {entry: f"    {low.decoders.get(entry, '_decode')}(s, D, g, SG)"
+              for entry in ("heuristic", "goal", "deadlock", "score")}
+    h_lines = [decode["heuristic"], "    best = 0"]
     for k, i in enumerate(hs):  # the largest value, as the reference takes it (0 only without any)
         h_lines += [f"    v = h_{i}(s, D, g, SL, SG, BM, ab)"] + (["    best = v"] if k == 0 else
                                                               ["    if v > best:", "        best = v"])
     h_lines.append("    return best")
-    goal = ["    _decode(s, D, g, SG)", "    return _goal(s, D, g, SL, SG, BM, ab)"]
+    goal = [decode["goal"], "    return _goal(s, D, g, SL, SG, BM, ab)"]
     entries = [expand, _entry("heuristic", "HEURISTIC", _STATE_ARGS, h_lines),
                _entry("goal", "GOAL", _STATE_ARGS, goal)]
     if game.deadlocks:  # (without: nothing to compile)
         entries.append(_entry("deadlock", "GOAL", _STATE_ARGS,
-                              ["    _decode(s, D, g, SG)", "    return _deadlock(s, D, g, SL, SG, BM, ab)"]))
+                              [decode["deadlock"], "    return _deadlock(s, D, g, SL, SG, BM, ab)"]))
     entries.append(_entry("score", "HEURISTIC", _STATE_ARGS, [
-        "    _decode(s, D, g, SG)",
+        decode["score"],
         "    return _score(D, g, SL, SG, BM, ab)" if game.score is not None else "    return 0"]))
     return "\n\n\n".join(entries) + "\n"
 

@@ -339,6 +339,8 @@ def test_a_query_off_its_board_spoils_the_queries_not_the_board(run, write):
     asked = run("query", "lianliankan", level, "--backend", "reference")
     assert asked.code == 2 and asked.out == ""
     assert asked.err.startswith(f"{level}:6:5: query 1 of case 1 names the cell 3,9, outside the 3x4 board\n")
+    checked = run("validate", "lianliankan", "--level", level)
+    assert checked.code == 2 and checked.out.endswith(f"{level}: 1 of 2 levels wrong (format hdu1175)\n")
     spoiled = write("spoiled.txt", f"{board}1\n1 1 3 4\n3 4\n1 2 3 4\n0 ? 0 0\n4 3 2 1\n1\n1 1 3 4\n0 0\n")
     r = run("solve", "lianliankan", spoiled, "--backend", "reference")
     assert r.code == 2 and r.out.splitlines()[1] == f"case 2: error at {spoiled}:9:3 (on stderr)"
