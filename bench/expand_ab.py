@@ -36,9 +36,11 @@ def _bench_expand(K, SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D, g, BM, ab, ro
 _DUMP = """
 import json, sys
 from gridrules import api
+from gridrules.compiled.codegen import for_board
 inst = api.load(sys.argv[1], sys.argv[2])[int(sys.argv[3]) - 1]
 s = api.system(inst)
-print(json.dumps({"source": s.source, "board": list(s.board[:2]) + [list(s.board[2])]}))
+print(json.dumps({"made": [for_board(s.source, *s.board, refcounts=r) for r in (False, True)],
+                  "board": list(s.board[:2]) + [list(s.board[2])]}))
 """
 
 
@@ -57,15 +59,15 @@ def states(system, count: int) -> list:
     return out
 
 
-def module(source: str, board: tuple):
-    """The module an extension build would compile, as numba's JIT compiles it, with the timing loop added."""
-    from gridrules.compiled.codegen import for_board
+def module(made: list[str]):
+    """The module an extension build would compile (made for the board by its checkout's codegen.for_board:
+    without reference counting, else with it), as numba's JIT compiles it, with the timing loop added."""
     from gridrules.compiled.system import load_module
 
     try:
-        return load_module(for_board(source, *board, refcounts=False) + BENCH)
+        return load_module(made[0] + BENCH)
     except Exception:  # noqa: BLE001 - (numba refuses the module without reference counting: as extension._build)
-        return load_module(for_board(source, *board) + BENCH)
+        return load_module(made[1] + BENCH)
 
 
 def main(argv=None) -> int:
@@ -82,6 +84,8 @@ def main(argv=None) -> int:
 
     from gridrules import api
 
+    from gridrules.compiled.codegen import for_board
+
     inst = api.load(args.ruleset, args.level)[args.case - 1]
     here = api.system(inst)
     env = dict(os.environ, PYTHONPATH=os.path.abspath(args.other))
@@ -97,10 +101,17 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     K = np.array([list(s) for s in states(here, args.states)], np.uint64)
-    mods = {"this": module(here.source, board), "other": module(other["source"], board)}
+    mods = {"this": module([for_board(here.source, *board, refcounts=r) for r in (False, True)]),
+            "other": module(other["made"])}
     a = here._expand_args
     call = {name: (lambda m: lambda r: m._bench_expand(K, *a[1:], r))(m) for name, m in mods.items()}
-    made = {name: f(1) for name, f in call.items()}  # (compiles; both make the same children)
+    made, compiled = {}, {}
+    for name, f in call.items():  # (the first call compiles, or loads numba's cache; both make the same children)
+        t = time.perf_counter()
+        made[name] = f(1)
+        compiled[name] = time.perf_counter() - t
+    print("first call (compiling, unless numba's cache has it): "
+          + ", ".join(f"{name} {s:.1f} s" for name, s in compiled.items()))
     if made["this"] != made["other"]:
         print(f"the two versions make {made['this']:,} and {made['other']:,} children", file=sys.stderr)
         return 1

@@ -1675,3 +1675,26 @@ def test_entry_points_decode_only_the_globals_they_read():
     assert low.decoders == {"goal": "_decode_goal", "heuristic": "_decode_heuristic"}
     goal_decoder = source[source.index("def _decode_goal"):source.index("@njit", source.index("def _decode_goal"))]
     assert sorted(set(re.findall(r"g\[(\d+)\] =", goal_decoder))) == ["26", "27", "28", "29"]  # block, split
+
+
+def test_extension_code_inlines_what_expand_calls_for_each_move():
+    """codegen.inlined: a move's parts and the state's decoding and encoding are inlined where called, and the
+    `def`s that call no generated function while their copies stay small; a `def` that calls another, calls
+    itself, or would be copied past _COPIES lines stays a call, as do the entry points."""
+    from gridrules.compiled import codegen
+
+    def module(*functions):
+        return "".join(f"@njit(cache=True)\ndef {name}(g):\n{body}\n\n" for name, body in functions)
+
+    def inline(source):
+        return set(re.findall(r'inline="always"\)\ndef (\w+)', codegen.inlined(source)))
+
+    leaf, calls = "    return g[0]", "    return def_leaf(g)"
+    assert inline(module(("act_0", calls), ("head_0", leaf), ("_encode", leaf), ("def_leaf", leaf),
+                         ("def_caller", calls), ("def_self", "    return def_self(g)"), ("expand", "    return act_0(g)"),
+                         ("h_0", leaf))) == {"act_0", "head_0", "_encode", "def_leaf"}
+    big = "\n".join(["    x = g[0]"] * 150) + "\n    return x"
+    many = [(f"act_{k}", "    return def_big(g)") for k in range(4)]
+    assert inline(module(("def_big", big), *many)) == {f"act_{k}" for k in range(4)}  # (3 copies of 150 lines)
+    assert "def_big" in inline(module(("def_big", big), *many[:3]))
+    assert codegen.inlined(module(("act_0", leaf))).count('inline="always"') == 1
