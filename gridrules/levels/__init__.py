@@ -129,6 +129,7 @@ class _Ints:
     def __init__(self, src: Source, lines: list[str], start: int = 0, stop: int = 0, lenient: bool = False):
         self.src, self.lines = src, lines
         self.bad: dict[int, LevelError] | None = {} if lenient else None
+        self.bad_at: list[int] = []  # (bad's indices, in order: a file of many wrong cases is read in linear time)
         self.values: list[int] = []
         self.firsts: list[int] = []  # per line read that holds numbers: the index of its first one
         self.line_of: list[int] = []  # ... and the line's index
@@ -157,6 +158,7 @@ class _Ints:
                 out.extend(self._strict_numbers(i, [part], k))
             except LevelError as err:
                 self.bad[len(self.values) + k] = err
+                self.bad_at.append(len(self.values) + k)
                 out.append(0)
         return out
 
@@ -168,8 +170,8 @@ class _Ints:
 
     def first_bad(self, start: int, stop: int) -> LevelError | None:
         """The error of the first wrong number among numbers start..stop-1 (lenient), else None."""
-        wrong = [k for k in self.bad or () if start <= k < stop]
-        return self.bad[min(wrong)] if wrong else None
+        j = bisect.bisect_left(self.bad_at, start)
+        return self.bad[self.bad_at[j]] if j < len(self.bad_at) and self.bad_at[j] < stop else None
 
     def _strict_numbers(self, i: int, parts: list[str], skip: int = 0) -> list[int]:
         """Line i's numbers `parts` (from its token `skip` on)."""
