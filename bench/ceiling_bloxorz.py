@@ -244,6 +244,17 @@ def walk_back(parent, move, tail):
     return chk
 
 
+@njit(inline="always")
+def solver_arrays(start, bits, cap):
+    """What variants B, Bi and C share: the table's mask, each state's key, parent and move (the start in row 0),
+    and one expansion's children and their moves."""
+    keys = np.empty(cap, np.uint64)
+    parent = np.empty(cap, np.uint32)
+    move = np.empty(cap, np.uint8)
+    keys[0] = start; parent[0] = 0xFFFFFFFF; move[0] = 255
+    return U64((1 << bits) - 1), keys, parent, move, np.empty(8, np.uint64), np.empty(8, np.int64)
+
+
 @njit
 def bfs_A(start, lv, bits, cap):
     size = 1 << bits
@@ -277,15 +288,9 @@ def bfs_A(start, lv, bits, cap):
 
 @njit
 def bfs_B(start, lv, bits, cap):
-    size = 1 << bits
-    mask = U64(size - 1)
-    table = np.zeros(size, np.uint64)
-    keys = np.empty(cap, np.uint64)
-    parent = np.empty(cap, np.uint32)
-    move = np.empty(cap, np.uint8)
-    kids = np.empty(8, np.uint64); moves = np.empty(8, np.int64)
+    mask, keys, parent, move, kids, moves = solver_arrays(start, bits, cap)
+    table = np.zeros(1 << bits, np.uint64)
     table[mix(start) & mask] = start
-    keys[0] = start; parent[0] = 0xFFFFFFFF; move[0] = 255
     head, tail, gen = 0, 1, 0
     while head < tail:
         key = keys[head]
@@ -302,15 +307,9 @@ def bfs_B(start, lv, bits, cap):
 
 @njit
 def bfs_Bi(start, lv, bits, cap):
-    size = 1 << bits
-    mask = U64(size - 1)
-    table = np.full(size, 0xFFFFFFFF, np.uint32)  # slot -> state index
-    keys = np.empty(cap, np.uint64)
-    parent = np.empty(cap, np.uint32)
-    move = np.empty(cap, np.uint8)
-    kids = np.empty(8, np.uint64); moves = np.empty(8, np.int64)
+    mask, keys, parent, move, kids, moves = solver_arrays(start, bits, cap)
+    table = np.full(1 << bits, 0xFFFFFFFF, np.uint32)  # slot -> state index
     table[mix(start) & mask] = 0
-    keys[0] = start; parent[0] = 0xFFFFFFFF; move[0] = 255
     head, tail, gen = 0, 1, 0
     while head < tail:
         key = keys[head]
@@ -338,18 +337,12 @@ DELAY = 64  # children in flight between prefetch and probe (power of two)
 
 @njit
 def bfs_C(start, lv, bits, cap, DELAY):
-    size = 1 << bits
-    mask = U64(size - 1)
-    table = np.zeros(size, np.uint64)
-    keys = np.empty(cap, np.uint64)
-    parent = np.empty(cap, np.uint32)
-    move = np.empty(cap, np.uint8)
-    kids = np.empty(8, np.uint64); moves = np.empty(8, np.int64)
+    mask, keys, parent, move, kids, moves = solver_arrays(start, bits, cap)
+    table = np.zeros(1 << bits, np.uint64)
     # ring of pending children: key, slot, parent, move
     rk = np.empty(DELAY, np.uint64); rs = np.empty(DELAY, np.uint64)
     rp = np.empty(DELAY, np.uint32); rm = np.empty(DELAY, np.uint8)
     table[mix(start) & mask] = start
-    keys[0] = start; parent[0] = 0xFFFFFFFF; move[0] = 255
     head, tail, gen = 0, 1, 0
     rh, rt = 0, 0  # ring head/tail counters
     while True:
