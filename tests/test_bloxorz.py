@@ -145,7 +145,7 @@ class Model:
 def model_state(inst, state):
     v = inst.unpack(state)
     poses = ("up", "row", "col")
-    if v["split"]:
+    if v["cube"] is not None:  # (split: the cubes have cells)
         return (None, None, v["cube"], v["other"], tuple(v["present"]))
     pose, anchor = v["block"]
     return (poses[pose], anchor, None, None, tuple(v["present"]))

@@ -266,6 +266,21 @@ def walker_levels(draw):
     return "\n".join("".join(row) for row in cells) + "\n"
 
 
+def test_table_slots_spread_states_that_differ_only_in_their_top_bits():
+    """A state's first slot depends on every bit of its words (loops._slot): one-word states that differ only in
+    their top 12 bits (Bloxorz's other cube) start in as many slots as random ones would, where the hash's low bits
+    alone put them all in one (a probe then walks past every one before it)."""
+    import numpy as np
+    from gridrules.compiled import loops
+
+    K = np.array([[0x5A5A_1234_5678 | c << 52] for c in range(4096)], np.uint64)
+    mask = np.uint64((1 << 16) - 1)
+    hashes = [np.uint64(loops._hash(K, i, 1)) for i in range(len(K))]  # (as the native loops have them)
+    slots = {int(loops._slot(h, mask)) for h in hashes}
+    assert len(slots) > 3800  # (4096 states in 65536 slots at random: ~3970 slots; these take 4096)
+    assert len({int(h & mask) for h in hashes}) < 64  # (the low bits alone: all in one slot)
+
+
 @settings(max_examples=30, deadline=None)
 @given(walker_levels(), st.sampled_from([(3, 0), (1, 0), (2, 1), (5, 2), (1, 1)]))
 def test_native_uniform_cost_frontiers_agree(level, costs):
@@ -1650,7 +1665,7 @@ level grid:
 
 def test_entry_points_decode_only_the_globals_they_read():
     """goal and heuristic decode just the fields of the globals their code (and what it calls) reads, when every
-    read is a constant slot of g: Bloxorz's read the block and `split`, not its 26 bridges. Anything the source
+    read is a constant slot of g: Bloxorz's read the block and `cube`, not its 26 bridges. Anything the source
     cannot tell (an element of an array global, g handed on under another name or to the runtime, a layer's
     row) keeps the whole _decode."""
     import ast
@@ -1674,7 +1689,7 @@ def test_entry_points_decode_only_the_globals_they_read():
     source, low, _ = generate(inst, None, interpreter(inst))
     assert low.decoders == {"goal": "_decode_goal", "heuristic": "_decode_heuristic"}
     goal_decoder = source[source.index("def _decode_goal"):source.index("@njit", source.index("def _decode_goal"))]
-    assert sorted(set(re.findall(r"g\[(\d+)\] =", goal_decoder))) == ["26", "27", "28", "29"]  # block, split
+    assert sorted(set(re.findall(r"g\[(\d+)\] =", goal_decoder))) == ["26", "27", "28", "29", "30"]  # block, cube
 
 
 def test_extension_code_inlines_what_expand_calls_for_each_move():

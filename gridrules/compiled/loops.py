@@ -120,6 +120,15 @@ _ROW_MASK = (1 << _ROW_BITS) - 1
 
 
 @njit(cache=True)
+def _slot(h, mask):
+    """The first slot of a row whose hash is h, in a table of mask + 1 slots. The hash's low b bits depend on none
+    of its last word's bits above 31 + b (its multiplications carry upwards only): in a table of 2^20 slots, states
+    of one word that differ only in their top 12 bits (Bloxorz's other cube) would all start in one slot, and each
+    probe walk past the others (tests/test_compiled_backend.py). The high half folded in makes every bit count."""
+    return (h ^ (h >> np.uint64(32))) & mask
+
+
+@njit(cache=True)
 def _tag(h):
     """The tag of a row whose hash is h: its 23 high bits."""
     return np.int64(h >> np.uint64(64 - (63 - _ROW_BITS)))
@@ -148,7 +157,7 @@ def _find(K, T, i, words):
 def _probe(K, T, i, words, h):
     """_find for a row whose hash h is known (A* also breaks ties by it)."""
     mask = np.uint64(T.shape[0] - 1)
-    slot = h & mask
+    slot = _slot(h, mask)
     tag = _tag(h)
     while True:
         e = T[slot]
@@ -418,7 +427,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             return
         for m in range(n):
             HASH[m] = _hash(OUT, m, words)
-            prefetch(T, HASH[m] & mask)
+            prefetch(T, _slot(HASH[m], mask))
         if pn > 0 and _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
                                     mask, use_h, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
             if meta[6] != 6:  # (this state was taken too soon: back it goes, the one before it ahead of it)
@@ -460,7 +469,7 @@ def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g
     pass max_states: the caller puts row i back, so that the frontier stays whole and its least entry is still
     a lower bound on the optimum, search.least_open; the children made are in it) or 6."""
     for m in range(n):  # (the row in each slot whose tag agrees, asked for before any is compared)
-        e = T[HASH[m] & mask]
+        e = T[_slot(HASH[m], mask)]
         if e >= 0 and e >> _ROW_BITS == _tag(HASH[m]):
             prefetch(K, (e & _ROW_MASK) * words)
             if meta[9] == 0:  # (a heap: a duplicate's G is read, see below)
@@ -529,12 +538,12 @@ def rehash(K, n, T):
     H = np.empty(_AHEAD, np.uint64)  # (the next rows' hashes, their slots asked for ahead: see best_first)
     for i in range(min(n, _AHEAD)):
         H[i] = _hash(K, i, words)
-        prefetch(T, H[i] & mask)
+        prefetch(T, _slot(H[i], mask))
     for i in range(n):
         h = H[i % _AHEAD]
         if i + _AHEAD < n:
             H[i % _AHEAD] = _hash(K, i + _AHEAD, words)
-            prefetch(T, H[i % _AHEAD] & mask)
+            prefetch(T, _slot(H[i % _AHEAD], mask))
         T[_probe(K, T, i, words, h)] = _entry(i, h)
 
 
