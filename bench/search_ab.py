@@ -74,7 +74,11 @@ def main(argv=None) -> int:
         for name in ("other", "this") if r % 2 == 0 else ("this", "other"):
             procs[name].stdin.write("run\n")
             procs[name].stdin.flush()
-            seconds, expanded, generated = json.loads(procs[name].stdout.readline())
+            answer = procs[name].stdout.readline()
+            if not answer:  # (its error is on stderr, above)
+                print(f"the {name} checkout's search failed", file=sys.stderr)
+                return 2
+            seconds, expanded, generated = json.loads(answer)
             times[name].append(seconds)
             counts.setdefault(name, set()).add((expanded, generated))
     for p in procs.values():
