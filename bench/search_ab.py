@@ -46,6 +46,7 @@ for _ in sys.stdin:
 
 def _worker(checkout: str, args) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")  # (as the CLI and bench.run have it: no BLAS threads spinning)
     return subprocess.Popen([sys.executable, "-c", _WORKER, args.ruleset, os.path.abspath(args.level),
                              str(args.case), args.algorithm, str(args.max_states)],
                             env=env, cwd="/", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
