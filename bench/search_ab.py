@@ -47,8 +47,9 @@ for _ in sys.stdin:
 def _worker(checkout: str, args) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
     env.setdefault("OPENBLAS_NUM_THREADS", "1")  # (as the CLI and bench.run have it: no BLAS threads spinning)
-    return subprocess.Popen([sys.executable, "-c", _WORKER, args.ruleset, os.path.abspath(args.level),
-                             str(args.case), args.algorithm, str(args.max_states)],
+    ruleset, level = (os.path.abspath(p) if os.path.exists(p) else p for p in (args.ruleset, args.level))
+    return subprocess.Popen([sys.executable, "-c", _WORKER, ruleset, level, str(args.case), args.algorithm,
+                             str(args.max_states)],
                             env=env, cwd="/", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
