@@ -1192,6 +1192,8 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
     if move_texts and asked_in_file:
         raise UsageError(f"`{loaded.level_path}` asks its own queries; give no MOVEs with it")
     if not move_texts and not asked_in_file:
+        for inst in loaded.instances:  # (a level that failed may have asked some: its error first, as it comes)
+            _ready(inst)
         raise UsageError(f"`{loaded.level_path}` asks no queries; give the MOVEs to check after it")
     for inst in loaded.instances:
         _ready(inst)  # (a judge reads the answers in order: a wrong level stops them, its error said)

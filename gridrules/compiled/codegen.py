@@ -1657,11 +1657,17 @@ class Lowering:
         o("break")
         o.dedent()
         o(f"{n} += 1")
+        o(f"if {n} > 1000000:")  # (a way out of the loop, raised after it: see below)
+        o.indent()
+        o("break")
+        o.dedent()
+        self.block(s.body, o, ctx)
+        o.dedent()
+        # (raised after the loop, not in it: a `while true` with no other way out then still has a way out for
+        # Python's compiler and numba, so the code after it stays, and a function ending in it keeps its type)
         o(f"if {n} > 1000000:")
         o.indent()
         o(self.fault("this loop ran 1,000,000 times; does it ever end?", s.span))
-        o.dedent()
-        self.block(s.body, o, ctx)
         o.dedent()
 
     # ---- functions

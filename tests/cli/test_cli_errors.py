@@ -317,6 +317,14 @@ def test_query_stops_at_a_wrong_level_after_the_answers_before_it(run, write):
     assert r.err.startswith(f"{level}:8:3: value -1 is outside `tile`'s domain")
 
 
+def test_query_on_a_file_whose_every_level_is_wrong_reports_the_first_error(run, write):
+    """Not `asks no queries`: levels that failed may have asked some, so the first one's error comes, where it is."""
+    level = write("both.txt", "1 2\n1 999\n1\n1 1 1 2\n1 2\n1 998\n1\n1 1 1 2\n0 0\n")
+    r = run("query", "lianliankan", level, "--backend", "reference")
+    assert r.code == 2 and r.out == ""
+    assert r.err.startswith(f"{level}:2:3: value 999 is outside `tile`'s domain")
+
+
 def test_a_judge_file_whose_case_holds_no_number_there_is_read_past_it(run, write):
     """HDU 4127: a cell that is no number spoils its case alone (its size and the count of its numbers still say
     where the next case starts); a size that is no number stops the file, where it is."""
