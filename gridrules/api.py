@@ -238,19 +238,24 @@ def read_levels(game: ir.Game, path: str, forced_format: str | None = None) -> t
     try:
         return fmt, READERS[fmt.format].read(src)
     except LevelError:
-        recognised = fmt.format != "grid" and READERS[fmt.format].sniff(text)
+        # (`numbers` recognises any text whose first line holds numbers: an HDU 1175 file gone wrong, too)
+        recognised = fmt.format not in ("grid", "numbers") and READERS[fmt.format].sniff(text)
         if forced_format is not None or recognised:
             raise
         # No format recognised the text and the last one tried could not read it: if it starts as another
         # format's files do, that format's reader says what is wrong (an HDU 4127 case that ends early, not a
         # ragged grid). Its error only: the file is not read as that format (it failed that format's sniff).
         for other in sorted(game.formats, key=lambda f: list(READERS).index(f.format)):
-            looks = READERS[other.format].looks
-            if other is not fmt and looks is not None and looks(text):
+            reader = READERS[other.format]
+            if other is not fmt and reader.looks is not None and reader.looks(text):
                 try:
-                    READERS[other.format].read(src)
+                    reader.read(src)
                 except LevelError as err:
                     raise err from None
+                # (its reader takes the numbers as a stream and read them: where its lines went wrong, then)
+                wrong = reader.layout(src) if reader.layout is not None else None
+                if wrong is not None:
+                    raise wrong from None
         raise
 
 

@@ -102,6 +102,10 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "array_too_large": (OWN + "tally.grl", ["kinds=100000000"], None),
     "bloxorz_huge_map": (BLOXORZ, [], None),
     "hdu4127_wrong_size": (FLOODIT, [], None),
+    "hdu4127_row_of_wrong_length": (FLOODIT, [], None),  # (once the grid's `ragged grid`)
+    "hdu4127_later_row_of_wrong_length": (FLOODIT, [], None),  # (once `data after the closing 0`, four lines on)
+    "hdu1175_query_of_wrong_length": (LIANLIANKAN, [], None),  # (once a size of 0 at the closing `0 0`)
+    "hdu1175_row_of_wrong_length": (LIANLIANKAN, [], None),  # (once read as rows of numbers: `ragged grid`)
     "init_loops_run_long": (OWN + "endless_init.grl", [], None),
     "legend_loops_run_long": (OWN + "busy_legend.grl", [], None),
     "array_too_large_2d": (OWN + "table.grl", ["size=5000"], None),

@@ -73,6 +73,9 @@ class Reader:
     # no format's sniff accepts the text and the last format tried (`grid`) cannot read it either, so that the
     # error reported is this format's (`case 1 ends early`) rather than the grid's (`ragged grid`)
     looks: Callable[[str], bool] | None = None
+    # where a file that starts as this format's files do leaves their layout in lines (a judge format's row of the
+    # wrong length), or None: asked when such a file reads as a stream of numbers all the same
+    layout: Callable[[Source], LevelError | None] | None = None
 
 
 def _lines(text: str) -> list[str]:
@@ -101,7 +104,8 @@ def read_grid(src: Source) -> list[RawLevel]:
         if not row:
             raise LevelError("blank line inside the grid", Span(src, line, 1, line, 2))
         if len(row) != width:
-            raise LevelError(f"ragged grid: this row has {len(row)} cells, the first row has {width}",
+            raise LevelError(f"ragged grid: this row has {len(row)} cell{'s' if len(row) != 1 else ''}, the first row "
+                             f"has {width}",
                              Span(src, line, min(len(row), width) + 1, line, max(len(row), width) + 1))
         tokens.append(list(row))
         positions.append([(line, c + 1) for c in range(width)])
@@ -256,7 +260,8 @@ def read_numbers(src: Source) -> list[RawLevel]:
         if not count:
             raise LevelError("blank line inside the grid", Span(src, i + 1, 1, i + 1, 2))
         if width is not None and count != width:
-            raise LevelError(f"ragged grid: this row has {count} cells, the first row has {width}",
+            raise LevelError(f"ragged grid: this row has {count} cell{'s' if count != 1 else ''}, the first row has "
+                             f"{width}",
                              Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
         width = count
     v = ints.values
@@ -274,6 +279,58 @@ def sniff_numbers(text: str) -> bool:
 # ---- hdu4127: N, then N rows of N numbers, repeated; ends with 0 --------------------------------
 def read_hdu4127(src: Source) -> list[RawLevel]:
     """Several square boards, each preceded by its size N; the input ends with a line `0` (or the file's end)."""
+    return _laid_out(_read_hdu4127, _hdu4127_layout, src)
+
+
+def _laid_out(read: Callable[[Source], list[RawLevel]], layout, src: Source) -> list[RawLevel]:
+    """A judge format read as the judge reads it, a stream of numbers; where that fails in a file laid out in
+    lines, and the lines went wrong before the place it failed (a row or query of the wrong length, after which
+    everything is read shifted), the first such line is the error reported: the stream's error would blame a
+    later line."""
+    try:
+        return read(src)
+    except LevelError as err:
+        wrong = layout(src)
+        if wrong is not None and err.span is not None and wrong.span.line < err.span.line:
+            raise wrong from None
+        raise
+
+
+def _line_span(src: Source, lines: list[str], i: int) -> Span:
+    return Span(src, i + 1, 1, i + 1, len(lines[i]) + 1)
+
+
+def _hdu4127_layout(src: Source) -> LevelError | None:
+    """Where a file laid out as HDU 4127's are (its first line the size alone) leaves that layout: the first row
+    line that does not hold N numbers, or a case's size line that holds more than the size; else None."""
+    lines = _lines(src.text)
+    rows = [(i, ln.split()) for i, ln in enumerate(lines) if ln.strip()]
+    k, case = 0, 1
+    while k < len(rows):
+        i, parts = rows[k]
+        n = count_value(parts[0])
+        if len(parts) != 1 or n is None:
+            if case == 1 or n is None:
+                return None  # (not laid out in lines from the start, or no size: the stream's error stands)
+            return LevelError(f"case {case}: its size should stand alone on its line, which holds {len(parts)} "
+                              "numbers", _line_span(src, lines, i), "each case is a line `N`, then N lines of N numbers")
+        if n == 0:
+            return None
+        for r in range(n):
+            k += 1
+            if k == len(rows):
+                return None
+            i, parts = rows[k]
+            if len(parts) != n:
+                return LevelError(f"case {case}: this row has {len(parts)} number{'s' if len(parts) != 1 else ''}, "
+                                  f"a {n}x{n} board's rows have {n}", _line_span(src, lines, i),
+                                  "each case is a line `N`, then N lines of N numbers")
+        k += 1
+        case += 1
+    return None
+
+
+def _read_hdu4127(src: Source) -> list[RawLevel]:
     lines = _lines(src.text)
     ints = _Ints(src, lines, 0, len(lines), lenient=True)
     v = ints.values
@@ -332,6 +389,56 @@ def _looks_hdu4127(text: str) -> bool:
 def read_hdu1175(src: Source) -> list[RawLevel]:
     """Cases of `n m`, n rows of m numbers, `q`, then q lines `x1 y1 x2 y2` (1-based row and column); the input
     ends with `0 0` (or the file's end). Each case is a level whose queries are pairs of cells."""
+    return _laid_out(_read_hdu1175, _hdu1175_layout, src)
+
+
+def _hdu1175_layout(src: Source) -> LevelError | None:
+    """Where a file laid out as HDU 1175's are (its first line `n m` alone) leaves that layout: the first line of
+    a case that does not hold what it should (m numbers in a row, one in the query count, four in a query)."""
+    lines = _lines(src.text)
+    rows = [(i, ln.split()) for i, ln in enumerate(lines) if ln.strip()]
+    hint = "each case is a line `n m`, n lines of m numbers, a line `q`, then q lines `x1 y1 x2 y2`"
+
+    def wrong(what: str, k: int, want: int):
+        i, parts = rows[k]
+        return LevelError(f"case {case}: {what} has {len(parts)} number{'s' if len(parts) != 1 else ''}, not {want}",
+                          _line_span(src, lines, i), hint)
+
+    k, case = 0, 1
+    while k < len(rows):
+        i, parts = rows[k]
+        size = [count_value(p) for p in parts]
+        if len(parts) != 2 or None in size:
+            return None if case == 1 or None in size else wrong("this size line", k, 2)
+        n, m = size
+        if n == 0 and m == 0:
+            return None
+        for r in range(n):
+            k += 1
+            if k == len(rows):
+                return None
+            if len(rows[k][1]) != m:
+                return wrong("this row", k, m)
+        k += 1
+        if k == len(rows):
+            return None
+        if len(rows[k][1]) != 1:
+            return wrong("this line, the query count,", k, 1)
+        q = count_value(rows[k][1][0])
+        if q is None:
+            return None
+        for _ in range(q):
+            k += 1
+            if k == len(rows):
+                return None
+            if len(rows[k][1]) != 4:
+                return wrong("this query", k, 4)
+        k += 1
+        case += 1
+    return None
+
+
+def _read_hdu1175(src: Source) -> list[RawLevel]:
     lines = _lines(src.text)
     ints = _Ints(src, lines, 0, len(lines), lenient=True)
     v = ints.values
@@ -384,6 +491,13 @@ def read_hdu1175(src: Source) -> list[RawLevel]:
     return levels
 
 
+def _looks_hdu1175(text: str) -> bool:
+    """A first line holding two numbers written plainly (`n m`), then a row of several numbers."""
+    rows = [ln.split() for ln in text.splitlines() if ln.strip()][:2]
+    return (len(rows) == 2 and len(rows[0]) == 2 and all(map(_plain_size, ([p] for p in rows[0])))
+            and len(rows[1]) > 1 and all(re.fullmatch(r"[+-]?[0-9]+", p) for p in rows[1]))
+
+
 def sniff_hdu1175(text: str) -> bool:
     """`n m`, then n rows of m numbers, then a line holding one number (the query count)."""
     rows = [ln.split() for ln in text.splitlines() if ln.strip()]
@@ -403,9 +517,11 @@ READERS: dict[str, Reader] = {
     r.name: r
     for r in (
         Reader("hdu4127", read_hdu4127, sniff_hdu4127,
-               "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`", _looks_hdu4127),
+               "HDU 4127 input: cases of `N` then N rows of N numbers; ends with `0`", _looks_hdu4127,
+               _hdu4127_layout),
         Reader("hdu1175", read_hdu1175, sniff_hdu1175,
-               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`"),
+               "HDU 1175 input: cases of `n m`, n rows of m numbers, `q` and q queries `x1 y1 x2 y2`; ends with `0 0`",
+               _looks_hdu1175, _hdu1175_layout),
         Reader("bloxorz_seed002", read_bloxorz_seed002, sniff_bloxorz_seed002,
                "seed 002's Bloxorz map: `N M`, the map, split, switch and bridge lines", looks_bloxorz_seed002),
         Reader("bloxorz", read_bloxorz, sniff_bloxorz,
