@@ -1340,6 +1340,8 @@ def _always_returns(stmts) -> bool:
     for s in stmts:
         if isinstance(s, A.Return):
             return True
+        if isinstance(s, A.While) and isinstance(s.cond, A.BoolLit) and s.cond.value:
+            return True  # (the language has no `break`: only a `return` leaves `while true`, or the round limit)
         if isinstance(s, A.If) and s.orelse and all(_always_returns(b) for _, b in s.branches) and _always_returns(s.orelse):
             return True
     return False

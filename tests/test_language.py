@@ -145,6 +145,38 @@ level grid:
     assert s.inst.unpack(nxt)["total"] == 1 + 10 + 0 + 3
 
 
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+def test_a_while_true_left_only_by_return_returns_on_every_path(backend):
+    """The language has no `break`: a def or heuristic ending in `while true` whose way out is a `return` inside
+    returns on every path (the checker once said it did not), and both backends run it alike."""
+    rules = """
+game lights
+layer lit: bool
+def first_lit():
+    let i = 0
+    while true:
+        if i >= 3 or lit[(0, i)]:
+            return i
+        i += 1
+action press(p: cell) "{p}":
+    require first_lit() <= p.col
+    for q in neighbours(p) | p:
+        lit[q] = not lit[q]
+goal: empty(cells where lit)
+heuristic none_left admissible:
+    while true:
+        return 0
+level grid:
+    '.' : lit = false
+    '#' : lit = true
+"""
+    inst = instance_from_rules(rules, "#.#\n...\n")
+    sol = solve(system(inst, backend), "astar")
+    assert sol.cost == 3 and sol.optimal
+    reference = system(inst)
+    assert reference.is_goal(replay(reference, sol.moves)[0])
+
+
 def test_fail_conditions_prune_states_and_limit_bounds_cost():
     rules = """
 game f
