@@ -33,6 +33,9 @@ def read_text(path: str | Path, what: str) -> str:
         data = p.read_bytes()
     except OSError as err:
         raise UsageError(f"cannot read {what} `{path}`: {err.strerror}") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # (a byte-order mark of UTF-16 or -32: not "binary", its NULs)
+        raise UsageError(f"{what} `{path}` is UTF-16 or UTF-32 text (it starts with their byte-order mark); "
+                         "gridrules reads UTF-8 (an editor can save the file as UTF-8)")
     if b"\0" in data:
         if not _stray_nul(data):
             raise UsageError(f"{what} `{path}` is a binary file, not text")

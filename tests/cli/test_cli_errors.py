@@ -13,6 +13,7 @@ GOOD_HDU = "3\n0 1 2\n1 1 2\n2 2 1\n0\n"
 @pytest.mark.parametrize("name, content, extra, message", [
     ("missing", None, [], "does not exist"),
     ("binary.txt", b"\x00\x01\x02\xff", [], "binary file"),
+    ("utf16.txt", "3\n0 1 2\n1 1 2\n2 2 1\n0\n".encode("utf-16"), [], "is UTF-16 or UTF-32 text"),
     ("empty.txt", "", [], "the level file is empty"),
     ("blank.txt", "\n  \n", [], "the level file is empty"),
     ("ragged.txt", "012\n01\n", [], "ragged grid"),
