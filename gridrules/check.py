@@ -1081,6 +1081,9 @@ class Checker:
                 globals_.append(ir.GlobalInfo(name, (), self.domains[name], None, False, g.span))
                 continue
             dims = tuple(self.const_expr(x, "an array size") for x in g.dims)
+            for size, node in zip(dims, g.dims):  # (a size that depends on parameters is checked per level)
+                if _int_const(size) and size.value < 1:
+                    self.error(f"an array size must be at least 1, not {size.value}", node)
             default = None
             if g.default is not None:
                 default = self.expr(g.default, Scope("const"))
