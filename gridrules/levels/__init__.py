@@ -316,7 +316,7 @@ def _hdu4127_layout(src: Source) -> LevelError | None:
                               "numbers", _line_span(src, lines, i), "each case is a line `N`, then N lines of N numbers")
         if n == 0:
             return None
-        for r in range(n):
+        for _ in range(n):
             k += 1
             if k == len(rows):
                 return None
@@ -413,7 +413,7 @@ def _hdu1175_layout(src: Source) -> LevelError | None:
         n, m = size
         if n == 0 and m == 0:
             return None
-        for r in range(n):
+        for _ in range(n):
             k += 1
             if k == len(rows):
                 return None
