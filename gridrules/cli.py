@@ -34,7 +34,7 @@ import click
 # search on a small machine; gridrules does no linear algebra (set before numpy is first imported)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .errors import Diagnostic, ErrorList, GridrulesError, LevelError, RuleRuntimeError, UsageError
+from .errors import Diagnostic, ErrorList, GridrulesError, LevelError, RuleRuntimeError, UsageError, counted
 
 if TYPE_CHECKING:
     from . import ir
@@ -551,13 +551,9 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
                    system.backend)
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _summary(sol, verdict: bool = True) -> str:
     """`28 moves (optimal)`, `30 moves, cost 28 (not proven optimal)`, `7 moves, score 12 (not proven best)`."""
-    text = _count(len(sol.moves), "move")
+    text = counted(len(sol.moves), "move")
     if sol.cost != len(sol.moves):
         text += f", cost {sol.cost}"
     if sol.score is not None:
@@ -723,10 +719,10 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
             codes.append(out.exit_code)
             if out.exit_code == EXIT_INTERRUPTED:
                 if k < count:
-                    _error(f"interrupted; {_count(count - k, 'level')} not solved", prefix="")
+                    _error(f"interrupted; {counted(count - k, 'level')} not solved", prefix="")
                 break
     except _Interrupted as stop:
-        _error(f"interrupted; {_count(count - stop.solved, 'level')} not solved", prefix="")
+        _error(f"interrupted; {counted(count - stop.solved, 'level')} not solved", prefix="")
         codes.append(EXIT_INTERRUPTED)
     if backend == "compiled":
         _build_extensions()
@@ -987,7 +983,7 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
             click.echo(renderer.path_of(system.inst.values(before), way), color=renderer.color)
         drawn = None
         for n, (_, flying, values) in enumerate(steps, 1):
-            click.echo(f"  chain step {n}/{len(steps)}: {_count(len(flying), 'particle')} flying")
+            click.echo(f"  chain step {n}/{len(steps)}: {counted(len(flying), 'particle')} flying")
             drawn = renderer.board_of(values, flying)
             click.echo(drawn, color=renderer.color)
         after = renderer.board(state)
@@ -1000,9 +996,9 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
         extra = f", cost {total}" if total != len(moves) else ""
         if getattr(system, "scored", False):
             extra += f", score {system.score(state)}"
-        click.echo(f"goal reached after {_count(len(moves), 'move')}{extra}")
+        click.echo(f"goal reached after {counted(len(moves), 'move')}{extra}")
         return EXIT_OK
-    _error(f"{inst.level}: the goal is not reached after {_count(len(moves), 'move')}", prefix="")
+    _error(f"{inst.level}: the goal is not reached after {counted(len(moves), 'move')}", prefix="")
     return EXIT_UNSOLVABLE
 
 
@@ -1045,7 +1041,7 @@ def show(ctx, ruleset, level, case, solution, do_solve, trace, algorithm, heuris
     insts = loaded.instances
     if case is not None:
         if case > len(insts):
-            raise UsageError(f"--case {case}: `{loaded.level_path}` holds {_count(len(insts), 'level')}")
+            raise UsageError(f"--case {case}: `{loaded.level_path}` holds {counted(len(insts), 'level')}")
         chosen = [(case, insts[case - 1])]
     else:
         chosen = list(enumerate(insts, 1))
@@ -1090,7 +1086,7 @@ def _chosen(loaded, case):
     if case is None:
         return list(enumerate(insts, 1))
     if case > len(insts):
-        raise UsageError(f"--case {case}: `{loaded.level_path}` holds {_count(len(insts), 'level')}")
+        raise UsageError(f"--case {case}: `{loaded.level_path}` holds {counted(len(insts), 'level')}")
     return [(case, insts[case - 1])]
 
 
@@ -1161,7 +1157,7 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
             click.echo(f"{label}no legal move" + (" (the goal is reached)" if goal else " (a dead board)"))
             continue
         if not hint:
-            click.echo(f"{label}{_count(len(legal), 'legal move')}"
+            click.echo(f"{label}{counted(len(legal), 'legal move')}"
                        + (" (a deadlock: the rules say no goal can be reached from here)" if dead else ""))
         elif dead:
             click.echo(f"{label}a deadlock: the rules say no goal can be reached from here")
@@ -1267,7 +1263,7 @@ def validate(ctx, files, levels, params, level_format):
             _error(f"{name}: {err.render()}")
             codes.append(err.exit_code)
             continue
-        click.echo(f"{name}: ok" + (f" ({_count(len(warnings), 'warning')})" if warnings else ""))
+        click.echo(f"{name}: ok" + (f" ({counted(len(warnings), 'warning')})" if warnings else ""))
         for lv in levels:
             try:
                 level_path = _resolve_level(lv, path)
@@ -1294,9 +1290,9 @@ def validate(ctx, files, levels, params, level_format):
                     wrong = len(raws)
                     break
             if not wrong:
-                click.echo(f"{lv}: ok ({_count(len(raws), 'level')}, format {fmt.format})")
+                click.echo(f"{lv}: ok ({counted(len(raws), 'level')}, format {fmt.format})")
             elif len(raws) > 1 and wrong < len(raws):
-                click.echo(f"{lv}: {wrong} of {_count(len(raws), 'level')} wrong (format {fmt.format})")
+                click.echo(f"{lv}: {wrong} of {counted(len(raws), 'level')} wrong (format {fmt.format})")
     ctx.exit(worst(codes))
 
 

@@ -115,6 +115,11 @@ def closest(name: str, candidates) -> str | None:
     return close[0] if close else None
 
 
+def counted(n: int, word: str) -> str:
+    """`1 move`, `2 moves`: a count in a message."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     close = closest(name, candidates)
     return f"did you mean `{close}`?" if close else None

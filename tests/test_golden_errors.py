@@ -106,6 +106,9 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "hdu4127_later_row_of_wrong_length": (FLOODIT, [], None),  # (once `data after the closing 0`, four lines on)
     "hdu1175_query_of_wrong_length": (LIANLIANKAN, [], None),  # (once a size of 0 at the closing `0 0`)
     "hdu1175_row_of_wrong_length": (LIANLIANKAN, [], None),  # (once read as rows of numbers: `ragged grid`)
+    "hdu4127_size_not_alone": (FLOODIT, [], None),
+    "hdu1175_size_line_of_wrong_length": (LIANLIANKAN, [], None),
+    "hdu1175_query_count_of_wrong_length": (LIANLIANKAN, [], None),
     "init_loops_run_long": (OWN + "endless_init.grl", [], None),
     "legend_loops_run_long": (OWN + "busy_legend.grl", [], None),
     "array_too_large_2d": (OWN + "table.grl", ["size=5000"], None),

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..errors import LevelError, Source, Span
+from ..errors import LevelError, Source, Span, counted
 
 # The most cells a level may have (4096 x 4096), and the most elements an array global may have: beyond them a
 # level's rows alone would take gigabytes of memory.
@@ -104,8 +104,7 @@ def read_grid(src: Source) -> list[RawLevel]:
         if not row:
             raise LevelError("blank line inside the grid", Span(src, line, 1, line, 2))
         if len(row) != width:
-            raise LevelError(f"ragged grid: this row has {len(row)} cell{'s' if len(row) != 1 else ''}, the first row "
-                             f"has {width}",
+            raise LevelError(f"ragged grid: this row has {counted(len(row), 'cell')}, the first row has {width}",
                              Span(src, line, min(len(row), width) + 1, line, max(len(row), width) + 1))
         tokens.append(list(row))
         positions.append([(line, c + 1) for c in range(width)])
@@ -260,8 +259,7 @@ def read_numbers(src: Source) -> list[RawLevel]:
         if not count:
             raise LevelError("blank line inside the grid", Span(src, i + 1, 1, i + 1, 2))
         if width is not None and count != width:
-            raise LevelError(f"ragged grid: this row has {count} cell{'s' if count != 1 else ''}, the first row has "
-                             f"{width}",
+            raise LevelError(f"ragged grid: this row has {counted(count, 'cell')}, the first row has {width}",
                              Span(src, i + 1, 1, i + 1, len(lines[i]) + 1))
         width = count
     v = ints.values
@@ -312,8 +310,9 @@ def _hdu4127_layout(src: Source) -> LevelError | None:
         if len(parts) != 1 or n is None:
             if case == 1 or n is None:
                 return None  # (not laid out in lines from the start, or no size: the stream's error stands)
-            return LevelError(f"case {case}: its size should stand alone on its line, which holds {len(parts)} "
-                              "numbers", _line_span(src, lines, i), "each case is a line `N`, then N lines of N numbers")
+            return LevelError(f"case {case}: its size should stand alone on its line, which holds "
+                              f"{counted(len(parts), 'number')}", _line_span(src, lines, i),
+                              "each case is a line `N`, then N lines of N numbers")
         if n == 0:
             return None
         for _ in range(n):
@@ -322,8 +321,8 @@ def _hdu4127_layout(src: Source) -> LevelError | None:
                 return None
             i, parts = rows[k]
             if len(parts) != n:
-                return LevelError(f"case {case}: this row has {len(parts)} number{'s' if len(parts) != 1 else ''}, "
-                                  f"a {n}x{n} board's rows have {n}", _line_span(src, lines, i),
+                return LevelError(f"case {case}: this row has {counted(len(parts), 'number')}, a {n}x{n} board's "
+                                  f"rows have {n}", _line_span(src, lines, i),
                                   "each case is a line `N`, then N lines of N numbers")
         k += 1
         case += 1
@@ -401,7 +400,7 @@ def _hdu1175_layout(src: Source) -> LevelError | None:
 
     def wrong(what: str, k: int, want: int):
         i, parts = rows[k]
-        return LevelError(f"case {case}: {what} has {len(parts)} number{'s' if len(parts) != 1 else ''}, not {want}",
+        return LevelError(f"case {case}: {what} has {counted(len(parts), 'number')}, not {want}",
                           _line_span(src, lines, i), hint)
 
     k, case = 0, 1
