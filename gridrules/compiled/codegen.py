@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import math
 import re
 from pathlib import Path
 
@@ -503,6 +504,10 @@ class Lowering:
         self.dyn_layers = [l.name for l in self.game.layers if l.name in inst.dynamic]
         self.static_layers = [l.name for l in self.game.layers if l.name not in inst.dynamic]
         self.gslots: dict[str, tuple[str, int, int]] = {}  # name -> (array, offset, width per element)
+        # A dynamic bool array of at most 64 elements is one slot of g, a bit an element (bit_arrays): a move
+        # copies, decodes and encodes one word for it, not one a bool (Bloxorz's 26 bridges: its moves ~1.4x
+        # quicker). Its elements are read and written with shifts (x_ArrayAt, s_SetArray).
+        self.bit_arrays: set[str] = set()
         # SG: the dimensions, the state layout (`header`), then the static globals
         self.header = HEADER + 2 * len(self.dyn_layers) + 3 * len(inst.layout.slots)
         sizes = {"g": 0, "SG": self.header}
@@ -513,6 +518,9 @@ class Lowering:
             count = 1
             for d in inst.dims.get(g.name, ()):
                 count *= d
+            if arr == "g" and kind == "bool" and g.name in inst.dims and count <= 64:
+                self.bit_arrays.add(g.name)
+                count = 1
             self.gslots[g.name] = (arr, sizes[arr], width)
             sizes[arr] += width * count
         self.ng, self.nsg = max(1, sizes["g"]), max(1, sizes["SG"])
@@ -720,6 +728,9 @@ class Lowering:
 
     def x_ArrayAt(self, e, o, ctx):
         flat = self.flat_index(e.name, e.index, o, ctx, e.span)
+        if e.name in self.bit_arrays:
+            arr, base, _ = self._slots(e.name, None, o, e.span)
+            return self._snap(f"(({arr}[{base}] >> {flat}) & 1) != 0", o)
         arr, base, _ = self._slots(e.name, flat, o, e.span)
         return self._snap(self._read_slots(e.ty, arr, base), o)
 
@@ -1501,6 +1512,10 @@ class Lowering:
             v = self._snap(v, o)
             self._check_int(s.name, v, o, s.span)
         flat = self.flat_index(s.name, s.index, o, ctx, s.span)
+        if s.name in self.bit_arrays:
+            arr, base, _ = self._slots(s.name, None, o, s.span)
+            o(f"{arr}[{base}] = ({arr}[{base}] | (1 << {flat})) if {v} else ({arr}[{base}] & ~(1 << {flat}))")
+            return
         arr, base, _ = self._slots(s.name, flat, o, s.span)
         self._store(s.name, s.value.ty, arr, base, v, o)
 
@@ -1836,7 +1851,8 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
     for j, slot in enumerate(inst.layout.slots):
         dom = inst.doms[slot.name]
         arr, off, width = low.gslots[slot.name]
-        base = off + slot.index * width
+        bits = slot.name in low.bit_arrays  # (its elements are the bits of one slot: Lowering.bit_arrays)
+        base = off if bits else off + slot.index * width
         first = len(dec.lines)
         at = slot_at + 3 * j  # word, shift, mask
         code = f"((s[SG[{at}]] >> np.uint64(SG[{at + 1}])) & np.uint64(SG[{at + 2}]))"
@@ -1850,6 +1866,15 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
             enc(f"    word, acc = SG[{at}], np.uint64(0)")
         else:
             enc(f"word = SG[{at}]")
+        if bits:  # (an array's slots come in the order of its elements, the first one first: Layout.build)
+            word = f"bits{base}"  # (gathered in a local, stored once)
+            dec(f"{word} = np.int64({code})" if slot.index == 0 else f"{word} |= np.int64({code}) << {slot.index}")
+            if slot.index == math.prod(inst.dims[slot.name]) - 1:
+                dec(f"g[{base}] = {word}")
+            enc(put.format(f"(g[{base}] >> {slot.index}) & 1"))
+            if not planes:
+                low.field_decoders.append(({base}, dec.lines[first:]))
+            continue
         if dom.kind in ("int", "bool", "enum", "dir"):
             lo = dom.lo if dom.kind == "int" else 0
             dec(f"g[{base}] = np.int64({code}) + {lo}")
