@@ -427,6 +427,11 @@ def main():
             DELAY = int(args[i + 1]); i += 1
         elif a == "--gridrules":
             gr = True
+        elif a in ("-h", "--help"):
+            print(__doc__.split("\nState = ")[0])
+            return
+        elif a.startswith("-"):
+            sys.exit(f"unknown option {a}; see --help")
         else:
             path = a
         i += 1

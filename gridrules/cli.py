@@ -289,6 +289,16 @@ def cli():
     LEVEL is a level file; for a bundled ruleset it may also name one of its sample levels
     (e.g. `gridrules solve floodit hdu4127-sample.txt`).
     """
+    _check_environment()
+
+
+def _check_environment() -> None:
+    """The settings read from the environment that are no option's (GRIDRULES_BACKEND is --backend's, which click
+    checks), checked before any command runs: a mistyped value is an error, not a setting silently ignored."""
+    value = os.environ.get("GRIDRULES_EXTENSIONS")
+    if value not in (None, "", "0", "1"):
+        raise UsageError(f"GRIDRULES_EXTENSIONS is `{value}`: set it to 0 (no extension modules) or 1 (build and "
+                         "use them: the default)")
 
 
 _COLLECTOR_HELD = False  # (main holds Python's cycle collector off until a search starts: _collect_from_now)

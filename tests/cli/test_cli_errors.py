@@ -165,6 +165,16 @@ def test_compiled_backend_stops_on_the_same_rule_error(run):
     assert "tests/golden/runtime/cell_layer_off_board.grl:7:5: " + message in nat.err
 
 
+def test_a_mistyped_extensions_setting_is_an_error_before_any_command(run):
+    r = run("list", env={"GRIDRULES_EXTENSIONS": "abc"})
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: GRIDRULES_EXTENSIONS is `abc`: set it to 0 (no extension modules) or 1 (build and use "
+                     "them: the default)\n")
+    for value in ("0", "1", ""):
+        ok = run("list", env={"GRIDRULES_EXTENSIONS": value})
+        assert ok.code == 0 and ok.err == "", value
+
+
 def test_compiling_is_announced_once(run, tmp_path, monkeypatch):
     """A first use of the compiled backend (the default) says on stderr that it compiles native code; a second
     run does not."""
