@@ -101,7 +101,7 @@ NO_G = 1 << 62  # a table entry's g that prunes nothing (loops._restart)
 _MOST = (1 << 63) - 1  # the greatest cost a search counts (int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hash(K, i, words):
     h = np.uint64(1469598103934665603)
     for w in range(words):
@@ -258,7 +258,7 @@ def _pop(H, meta):
 # meta[8] is the frontier's first row (the ring's first slot; HEAP once a heap), meta[9] 1 while the frontier
 # is a ring, meta[12] the ring's length (a power of two, doubled in place when full: the ring touches memory
 # for the frontier, not for every state queued).
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ring_put(H, meta, f, g, i, key, front):
     cap = meta[12]
     if meta[1] == cap:  # (the caller keeps meta[1] below H's length, so there is room for twice as much)
@@ -275,7 +275,7 @@ def _ring_put(H, meta, f, g, i, key, front):
     meta[1] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ring_take(H, meta):
     k = meta[8]
     meta[8] = (k + 1) & (meta[12] - 1)
@@ -301,7 +301,7 @@ def _ring_to_heap(H, meta):
         _sift_down(H, p, n, H[r, 0], H[r, 1], H[r, 2], H[r, 3])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(H, meta, f, g, i, key, base):
     """Queue row i at cost g (f with the heuristic; `key` breaks ties), reached from a state taken at cost
     `base`."""
@@ -316,7 +316,7 @@ def _put(H, meta, f, g, i, key, base):
     _push(H, meta, f, g, i, key)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take(H, meta):
     """(g, row) of the next entry."""
     if meta[9] != 0:
