@@ -39,8 +39,10 @@ from gridrules import api
 from gridrules.compiled.codegen import for_board
 inst = api.load(sys.argv[1], sys.argv[2])[int(sys.argv[3]) - 1]
 s = api.system(inst)
+a = s._expand_args
 print(json.dumps({"made": [for_board(s.source, *s.board, refcounts=r) for r in (False, True)],
-                  "board": list(s.board[:2]) + [list(s.board[2])]}))
+                  "board": list(s.board[:2]) + [list(s.board[2])],
+                  "SG": [int(x) for x in a[2]], "shapes": [list(x.shape) for x in a[1:]]}))
 """
 
 
@@ -104,7 +106,15 @@ def main(argv=None) -> int:
     mods = {"this": module([for_board(here.source, *board, refcounts=r) for r in (False, True)]),
             "other": module(other["made"])}
     a = here._expand_args
-    call = {name: (lambda m: lambda r: m._bench_expand(K, *a[1:], r))(m) for name, m in mods.items()}
+    # (the other checkout's own globals rows and static globals: its lowering may lay them out otherwise, as
+    # it did before bool arrays became words; every other work array is this checkout's, of the same shape)
+    b = [np.array(other["SG"], np.int64) if k == 1 else np.zeros(shape, x.dtype) if k in (8, 10) else x
+         for k, (x, shape) in enumerate(zip(a[1:], other["shapes"]))]
+    if any(list(x.shape) != shape for x, shape in zip(b, other["shapes"])):
+        print("the two checkouts' work arrays differ in shape: their modules cannot share them", file=sys.stderr)
+        return 2
+    call = {name: (lambda m, w: lambda r: m._bench_expand(K, *w, r))(m, w)
+            for (name, m), w in zip(mods.items(), (a[1:], b))}
     made, compiled = {}, {}
     for name, f in call.items():  # (the first call compiles, or loads numba's cache; both make the same children)
         t = time.perf_counter()
