@@ -1913,9 +1913,9 @@ def _state_lines(low: Lowering, planes) -> tuple[list[str], list[str]]:
 def _slots_read(functions: dict[str, ast.FunctionDef], names: list[str]) -> set[int] | None:
     """The slots of g that the generated functions `names` and what they call read, when every read is g[k] for
     a constant k and no layer's row (D) is read: an entry point then decodes only those (_decoder), not the whole
-    state (Bloxorz's goal reads 4 of 34 slots). None where that cannot be told from the source: g indexed by a
-    value worked out at run time (an array global's element), g handed to a function of the runtime or under
-    another name, D read."""
+    state (Bloxorz's goal reads 5 of 8 slots). None where that cannot be told from the source: g indexed by a
+    value worked out at run time (an element of an array global held a slot an element, not a bit_arrays word),
+    g handed to a function of the runtime or under another name, D read."""
     slots: set[int] = set()
     todo, seen = list(names), set()
     while todo:
