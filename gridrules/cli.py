@@ -1233,7 +1233,7 @@ def _note_unknown_moves(inst, spelling: _Spelling, moves: list[str]) -> None:
     for move in dict.fromkeys(moves):
         if move in known or spelling.canonical(move) in known:
             continue
-        close = closest(move, known) if len(known) <= 10_000 else None  # (difflib over a million texts: slow)
+        close = closest(move, texts) if len(known) <= 10_000 else None  # (difflib over a million texts: slow)
         like = (f"did you mean `{close}`?" if close else
                 f"its moves are written like `{texts[0]}`" if texts else "it has no moves")
         _error(f"`{move}` is no move of this level, so the answer is NO; {like}", prefix="note: ")

@@ -5,6 +5,7 @@ Exit codes (the CLI's contract): 1 check failed / proved unsolvable, 2 usage or 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -108,11 +109,29 @@ class UsageError(GridrulesError):
 
 
 def closest(name: str, candidates) -> str | None:
-    """The candidate most like `name`, if any is like enough."""
+    """The candidate most like `name`, if any is like enough. A name that is numbers between fixed words (a cell
+    `1,1`, a pair `1,1-1,9`) gets the candidate written alike whose numbers are nearest (the least sum of their
+    differences; of those as near, the first in the candidates' order, or in sorted order where they are a set):
+    compared as characters, `1,1` on a Drops board whose corner is empty was nearest `5,1`, not the cell beside
+    it. Anything else is compared as text."""
     import difflib
 
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    ordered = sorted(set(candidates))
+    words, numbers = _numbered(name)
+    if numbers:
+        listed = ordered if isinstance(candidates, (set, frozenset)) else list(dict.fromkeys(candidates))
+        alike = [(sum(abs(a - b) for a, b in zip(numbers, theirs)), k, c)
+                 for k, c in enumerate(listed) for w, theirs in (_numbered(c),) if w == words]
+        if alike:
+            return min(alike)[2]
+    close = difflib.get_close_matches(name, ordered, n=1, cutoff=0.6)
     return close[0] if close else None
+
+
+def _numbered(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The words between a text's numbers, and the numbers: `1,1-3,4` -> (('', ',', '-', ',', ''), (1, 1, 3, 4))."""
+    parts = re.split(r"(\d+)", text)
+    return tuple(parts[0::2]), tuple(int(x) for x in parts[1::2])
 
 
 def counted(n: int, word: str) -> str:

@@ -53,6 +53,18 @@ def test_trace_needs_moves(run):
     assert r.code == 2 and "--trace shows the moves of --solution or --solve" in r.err
 
 
+def test_a_click_on_an_empty_cell_suggests_a_cell_nearby(run):
+    """The sample's corner 1,1 is empty: the nearest drops are 1,2 and 2,1, and the first of them is suggested
+    (compared as characters, `5,1` was)."""
+    r = run("show", "drops", SAMPLE, "--solution", "1,1")
+    assert r.code == 2
+    assert r.err == (f"error: {SAMPLE}: move 1 `1,1` is not legal at the start; the legal moves are: 1,2, 1,3, 1,4, "
+                     "1,5, 1,6, 2,1, 2,2, 2,3, 2,4, 2,5, 2,6, 3,1, 3,2, 3,3, 3,5, 4,1, 4,2, 4,3, 4,5, 4,6, 5,1, 5,2, "
+                     "5,3, 5,4, 5,5, 5,6, 6,2, 6,4, 6,6; did you mean `1,2`?\n")
+    r = run("show", "drops", SAMPLE, "--solution", "3,4")  # (empty, between 3,3 and 3,5, below 2,4)
+    assert r.code == 2 and r.err.endswith("did you mean `2,4`?\n")
+
+
 def test_bad_boards_are_input_errors(run, write):
     for text, message in (("0 1 5\n", "value 5 is outside `drop`'s domain 0..4"),
                           ("0 1 2\n3 x 4\n", "expected a number, found `x`"),
