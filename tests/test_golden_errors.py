@@ -68,6 +68,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_negative_size": (BLOXORZ, [], None),
     "bloxorz_zero_size": (BLOXORZ, [], None),
     "bloxorz_too_few_rows": (BLOXORZ, [], None),
+    "bloxorz_header_counts_a_split_line": (BLOXORZ, [], None),
     "bloxorz_row_too_long": (BLOXORZ, [], None),
     "bloxorz_described_twice": (BLOXORZ, [], None),
     "bloxorz_split_line": (BLOXORZ, [], None),

@@ -63,6 +63,13 @@ def read_bloxorz_seed002(src: Source):
     for k, row in enumerate(map_lines):
         line = i + 2 + k
         row = row.rstrip("\r")
+        if _describes(row):  # (no map cell is a digit: the header counts more rows than the map has)
+            text = row.strip()
+            kind = "split" if text[0] in SPLITS else "bridge"
+            col = row.index(text[0]) + 1
+            raise LevelError(f"the header says {n} rows, but this line, the map's row {k + 1}, is a {kind} line",
+                             Span(src, line, col, line, col + len(text)),
+                             f"the map has {k} rows: make the header `{k} {m}`" if k else None)
         if len(row.rstrip()) > m:
             raise LevelError(f"this map row is longer than the {m} columns the header gives",
                              Span(src, line, m + 1, line, len(row) + 1))
@@ -130,6 +137,14 @@ def read_bloxorz_seed002(src: Source):
     values = {"switch_heavy": heavy, "switch_ops": ops, "split_first": first, "split_second": second,
               "present": bridge}
     return [RawLevel(src.path, src, tokens, positions, values, start_line=i + 1)]
+
+
+def _describes(row: str) -> bool:
+    """Whether a line is certainly a split or bridge line (a letter, then numbers), not a map row: no map cell is
+    a digit. (A switch line, `A T X a`, can be read as a map row too: it is not told apart.)"""
+    parts = row.split()
+    return (len(parts) >= 2 and parts[0] in SPLITS + BRIDGES and len(parts[0]) == 1
+            and all(p.isdigit() for p in parts[1:]))
 
 
 # ---- gridrules' own Bloxorz format -------------------------------------------------------------
