@@ -43,6 +43,25 @@ def _int_const(x) -> bool:
     return isinstance(x, ir.Const) and x.ty == INT and isinstance(x.value, int)
 
 
+def _folded(x) -> int | None:
+    """The value of an int expression of constants alone (`2 - 2`, `-(3 * 4) / 5`), as the rules compute it (`/`
+    rounds down, `%` takes the divisor's sign); None for anything that reads a parameter or the board, or that
+    divides by zero (an error the level's set-up reports where it happens)."""
+    if _int_const(x):
+        return x.value
+    if isinstance(x, ir.Unary) and x.op == "neg":
+        v = _folded(x.operand)
+        return None if v is None else -v
+    if isinstance(x, ir.BinOp) and x.op in ("+", "-", "*", "/", "%") and x.ty == INT:
+        a, b = _folded(x.left), _folded(x.right)
+        if a is None or b is None or (x.op in ("/", "%") and b == 0):
+            return None
+        if x.op in ("/", "%"):
+            return a // b if x.op == "/" else a % b
+        return a + b if x.op == "+" else a - b if x.op == "-" else a * b
+    return None
+
+
 @dataclass
 class Scope:
     kind: str  # action | def | init | heuristic | legend | pred | when | const
@@ -1082,8 +1101,9 @@ class Checker:
                 continue
             dims = tuple(self.const_expr(x, "an array size") for x in g.dims)
             for size, node in zip(dims, g.dims):  # (a size that depends on parameters is checked per level)
-                if _int_const(size) and size.value < 1:
-                    self.error(f"an array size must be at least 1, not {size.value}", node)
+                value = _folded(size)
+                if value is not None and value < 1:
+                    self.error(f"an array size must be at least 1, not {value}", node)
             default = None
             if g.default is not None:
                 default = self.expr(g.default, Scope("const"))
