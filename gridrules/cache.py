@@ -11,9 +11,11 @@ from pathlib import Path
 
 
 def cache_dir() -> Path:
+    """The folder, as an absolute path: a relative GRIDRULES_CACHE (or `~/...` the shell left alone) is taken from
+    where gridrules runs, and messages name the folder meant."""
     root = os.environ.get("GRIDRULES_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gridrules")
-    return Path(root)
+    return Path(root).expanduser().absolute()
 
 
 # The Cache Directory Tagging Specification's tag (bford.info/cachedir): backup tools skip the folder, and

@@ -212,3 +212,16 @@ def test_rules_too_deep_to_pickle_are_checked_and_run_but_not_kept(tmp_path, mon
     monkeypatch.setattr(api.pickle, "dumps", too_deep)
     assert [a.name for a in api.load_rules(str(rules)).actions] == ["press"]
     assert not list((tmp_path / "cache").rglob("*.pickle"))
+
+
+def test_a_relative_or_tilde_cache_setting_is_made_absolute(tmp_path, monkeypatch):
+    """A relative GRIDRULES_CACHE is taken from where gridrules runs, and `~` is the home folder even where the
+    shell left it alone: the folder is absolute, so messages and the processes gridrules starts mean one place."""
+    from gridrules.cache import cache_dir
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIDRULES_CACHE", "here/cache")
+    assert cache_dir() == tmp_path / "here" / "cache"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GRIDRULES_CACHE", "~/gr")
+    assert cache_dir() == tmp_path / "home" / "gr"
