@@ -28,6 +28,7 @@ from solvers import _deepening as py_deepening
 
 _U1, _U2, _U3 = (types.Array(types.uint64, d, "C") for d in (1, 2, 3))
 _I1, _I2 = (types.Array(types.int64, d, "C") for d in (1, 2))
+_R1 = types.Array(types.int32, 1, "C")  # (rows and move numbers of best_first's states: search._Arrays)
 _B = types.boolean
 _I = types.int64
 WORK = (_I2, _I1, _I2, _I1, _U2, _I1)  # D0, g0, D, g, BM, ab
@@ -333,7 +334,7 @@ def _untake(H, meta, f, g, i, key):
         _push(H, meta, f, g, i, key)
 
 
-@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _I1, _I1, _I1, _I2,
+@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _R1, _R1, _I1, _I2,
                      _I1, _B, _B, _I, _I, _I, _W))
 def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, H, meta, use_h,
                use_dead, max_cost, max_states, chunk, W):
@@ -505,8 +506,8 @@ def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g
             meta[0] = new + 1
             target = new
         G[target] = ng
-        PARENT[target] = i
-        MOVE_OF[target] = MOVE[m]
+        PARENT[target] = np.int32(i)
+        MOVE_OF[target] = np.int32(MOVE[m])
         h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
         f = ng + h if h <= _MOST - ng else _MOST  # (an estimate past 2^63 - 1 as 2^63 - 1: still a bound)
         if max_cost >= 0 and use_h and f > max_cost:

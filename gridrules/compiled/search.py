@@ -19,6 +19,7 @@ TOO_COSTLY = ("a path's cost passed 9,223,372,036,854,775,807 (2^63 - 1), more t
               "`--backend reference` counts any cost")
 START_CAPACITY = 1 << 10
 SPARE_CAPACITY = 1 << 17  # a finished search's arrays with room for up to this many states (~20 MB) are kept
+MAX_ROWS = (1 << 31) - 1  # the most states a best-first search stores (its rows are int32: _Arrays)
 HEAP = 3  # the frontier's row of a heap's root (loops.py: here, as importing loops imports numba)
 
 _spare: list = []  # the arrays a finished search left for the next one (_Arrays.done), at most one
@@ -34,8 +35,9 @@ class _Arrays:
     def __init__(self, words: int, capacity: int):
         self._K = np.zeros((capacity, words), np.uint64)
         self._G = np.zeros(capacity, np.int64)
-        self._PARENT = np.empty(capacity, np.int64)  # (written for every state made: touched as they are)
-        self._MOVE = np.empty(capacity, np.int64)
+        # (written for every state made: touched as they are; 32 bits, as a search holds under 2^31 states)
+        self._PARENT = np.empty(capacity, np.int32)
+        self._MOVE = np.empty(capacity, np.int32)
         self._T = np.empty(_pow2(2 * capacity), np.int64)
         self._H = _frontier(4 * capacity)  # rows (f, g, row, the state's tie key: loops._comes_first)
         self._view(capacity)
@@ -171,7 +173,9 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
     meta[11] = -1
     meta[12] = 1024  # (the ring's length: a power of two up to H's entries)
     max_cost = -1 if budget.max_cost is None else budget.max_cost
-    max_states = -1 if budget.max_states is None else budget.max_states
+    # (at most MAX_ROWS states: their rows and moves are stored in 32 bits, _Arrays; the memory that many would
+    # take, ~100 B a state, is more than any machine here has, so this bound is only ever a guard)
+    max_states = MAX_ROWS if budget.max_states is None else min(budget.max_states, MAX_ROWS)
     stats = Stats()
     proven = (not use_h) or budget.admissible
 
