@@ -273,12 +273,13 @@ def parse_params(game: ir.Game, pairs: list[str]) -> dict:
 
 
 def load(ruleset: str, level_path: str, params: list[str] | dict | None = None,
-         level_format: str | None = None) -> list[Instance]:
-    """Everything at once: the instances of every level in a file."""
+         level_format: str | None = None, every_move: bool = True) -> list[Instance]:
+    """Everything at once: the instances of every level in a file. `every_move=False` sets up a level with more
+    moves than a system can list, for `query`, which builds only the moves asked about."""
     game = load_rules(ruleset)
     overrides = parse_params(game, params) if isinstance(params, list) else dict(params or {})
     fmt, raws = read_levels(game, level_path, level_format)
-    return [instantiate(game, raw, fmt, overrides) for raw in raws]
+    return [instantiate(game, raw, fmt, overrides, every_move) for raw in raws]
 
 
 BACKENDS = ("compiled", "reference")

@@ -386,7 +386,9 @@ def _resolve_level(level: str, rule_path: Path) -> str:
     return level
 
 
-def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
+def _load(ruleset: str, level: str, params, level_format: str | None, every_move: bool = True) -> Loaded:
+    """The rules and the file's levels set up (instance.instantiate: `every_move` False for a command that builds
+    only some moves, so that a board too large to list them all is still read)."""
     from . import api
     from .instance import instantiate
 
@@ -398,7 +400,7 @@ def _load(ruleset: str, level: str, params, level_format: str | None) -> Loaded:
     instances = []
     for k, raw in enumerate(raws, 1):
         try:
-            instances.append(instantiate(game, raw, fmt, overrides))
+            instances.append(instantiate(game, raw, fmt, overrides, every_move))
         except LevelError as err:  # (one wrong level of many: the others are still worth solving)
             if len(raws) == 1:
                 raise
@@ -1193,7 +1195,7 @@ def query(ctx, ruleset, level, move_texts, params, level_format, backend):
     """
     from . import api
 
-    loaded = _load(ruleset, level, params, level_format)
+    loaded = _load(ruleset, level, params, level_format, every_move=False)  # (api.query builds the asked moves)
     asked_in_file = any(not isinstance(inst, Failed) and inst.raw.queries for inst in loaded.instances)
     if move_texts and asked_in_file:
         raise UsageError(f"`{loaded.level_path}` asks its own queries; give no MOVEs with it")

@@ -301,8 +301,12 @@ def _values(d: ir.Domain, cells: int, game: ir.Game, value) -> int:
     return {ir.BOOL: 2, ir.DIR: 4}.get(d.ty) or len(game.enum_values(d.ty.name))
 
 
-def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: dict | None = None) -> Instance:
-    # the reference interpreter runs init code
+def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: dict | None = None,
+                every_move: bool = True) -> Instance:
+    """The level set up: its legend read and `init` run (on the reference interpreter). With `every_move`, a level
+    with more moves than can be listed (reference.system.MAX_MOVES) is refused first, before the legend and `init`,
+    which take long on such a board; without it (api.query, which builds only the moves asked about) it is set up
+    all the same."""
     from .reference.evaluator import Abort
 
     if raw.error is not None:  # (found by its reader; the file's other levels were still read)
@@ -317,6 +321,8 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
         hint = (f"`--param {err.name}=centre` gives each level its centre" if err.given else
                 f"that is the rule file's default: `--param {err.name}=ROW,COL` gives another")
         raise LevelError(str(err), raw.head_span(), hint) from None
+    if every_move and setup.too_many is not None:
+        raise UsageError(setup.too_many)
     doms, dims, const = setup.doms, setup.dims, setup.const
     const.rounds[0] = const.rounds[1]  # (each level's set-up has them all)
     v = {name: x if n is None else [x] * n for name, (x, n) in setup.defaults.items()}
@@ -411,6 +417,7 @@ class _Setup:
     dynamic: tuple
     layout: Layout
     limit: int | None
+    too_many: str | None = None  # why the level's moves cannot all be listed (reference.system.instance_count)
 
 
 _SETUPS: dict = {}  # (game's id, rows, cols, format's id, parameters given) -> (game, format, _Setup)
@@ -506,10 +513,15 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
             shown = ", ".join(f"{lo}..{hi}" for lo, hi in sorted(ranges))
             raise RuleError(f"the parameters of unordered action `{action.name}` range over different values for "
                             f"this level ({shown}); they must range over the same ones", action.span)
-    for action in game.actions:  # (too many moves: said before the legend and `init`, slow on such a board)
+    too_many = None  # (too many moves: said before the legend and `init`, slow on such a board; instantiate)
+    for action in game.actions:
         if _switched_off(action, const_value):
             continue  # (as `when free` in Flood-It: it has no moves to count)
-        instance_count(action, [_values(d, rows * cols, game, const_value) for _, d in action.proc.params])
+        try:
+            instance_count(action, [_values(d, rows * cols, game, const_value) for _, d in action.proc.params])
+        except UsageError as err:
+            too_many = str(err)
+            break
 
     v: dict = {}
     dims: dict[str, tuple[int, ...]] = {}
@@ -554,7 +566,7 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
                   const.procedure(game.init) if game.init is not None else None,
                   frozenset(l.name for l in game.layers), tuple(x.name for x in (*game.layers, *game.globals) if x.name not in written),
                   tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars),
-                  Layout.build(rows * cols, dynamic_layers, dynamic_scalars), limit)
+                  Layout.build(rows * cols, dynamic_layers, dynamic_scalars), limit, too_many)
 
 
 def _written(game: ir.Game, const_value) -> set[str]:

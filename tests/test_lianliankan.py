@@ -53,9 +53,12 @@ def judge(board, a, b) -> bool:
                 return False
 
     cells = [(r, c) for r in range(rows) for c in range(cols)]
+    # (a leg from a to p is straight, so p is in a's row or column, and q in b's: only those are tried)
+    ps = [p for p in cells + [a] if p[0] == a[0] or p[1] == a[1]]
+    qs = [q for q in cells + [b] if q[0] == b[0] or q[1] == b[1]]
     return any((p == a or board[p[0]][p[1]] == 0) and (q == b or board[q[0]][q[1]] == 0)
                and clear(a, p) and clear(p, q) and clear(q, b)
-               for p in cells + [a] for q in cells + [b])
+               for p in ps for q in qs)
 
 
 @st.composite
@@ -85,6 +88,30 @@ def test_queries_agree_with_a_plain_judge(case):
     expect = [judge(board, a, b) for a, b in queries]
     for backend in ("reference", "compiled"):
         assert api.query(inst, [q for q, _ in inst.raw.queries], backend) == expect
+
+
+def test_a_board_too_large_to_list_its_moves_is_still_judged(tmp_path):
+    """HDU 1175's boards go up to 1000 x 1000, far past the moves a system lists (reference.system.MAX_MOVES; a
+    40 x 40 board has 1,279,200 pairs of cells): a level loaded for queries is set up all the same, and only the
+    moves asked about are built; loaded to be solved, it is refused before its cells are read."""
+    from gridrules.errors import UsageError
+
+    rng = random.Random(7)
+    n = 40
+    board = [[rng.choice([0] * 10 + [1, 2, 3]) for _ in range(n)] for _ in range(n)]
+    tiles_at = [(r, c) for r in range(n) for c in range(n) if board[r][c]]
+    queries = [tuple(rng.sample(tiles_at, 2)) for _ in range(30)] + [((0, 0), (n - 1, n - 1))]
+    queries += [(a, b) for a in tiles_at[:40] for b in tiles_at[:40] if a < b and board[a[0]][a[1]] == board[b[0]][b[1]]
+                and (a[0] == b[0] or a[1] == b[1])][:10]  # (some on one line: more of them YES)
+    path = tmp_path / "big.txt"
+    path.write_text(hdu_text([(board, queries)]))
+    (inst,) = api.load(RULES, str(path), every_move=False)
+    expect = [judge(board, a, b) for a, b in queries]
+    assert any(expect) and not all(expect)
+    for backend in ("reference", "compiled"):
+        assert api.query(inst, [q for q, _ in inst.raw.queries], backend) == expect
+    with pytest.raises(UsageError, match="parameter combinations for this level"):
+        api.load(RULES, str(path))
 
 
 # ---- the ruleset's options --------------------------------------------------------------------------------

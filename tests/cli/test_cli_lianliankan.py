@@ -30,6 +30,19 @@ def test_the_judge_reads_several_cases_and_large_tile_numbers(run, write):
     assert r.out.split() == ["YES", "YES", "NO"]  # (1, 1)-(2, 2) turns once; a cell with itself: NO
 
 
+def test_a_judge_board_too_large_to_list_its_moves(run, write):
+    """A 40 x 40 board has 1,279,200 pairs of cells, past the moves a level may list: `query` answers its
+    questions (it builds only the moves asked about), `solve` refuses it (exit 2) before reading its cells."""
+    rows = ["1 0 0 1" + " 0" * 36] + ["0" + " 0" * 39] * 38 + ["2" + " 0" * 38 + " 2"]
+    level = write("big.txt", "40 40\n" + "\n".join(rows) + "\n3\n1 1 1 4\n1 1 40 1\n40 1 40 40\n0 0\n")
+    r = run("query", "lianliankan", level)
+    assert r.code == 0 and r.out.split() == ["YES", "NO", "YES"] and "error" not in r.err, r.all
+    r = run("solve", "lianliankan", level)
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: action `remove` has 1,279,200 parameter combinations for this level (the limit is "
+                     "1,000,000); check its parameters' ranges\n")
+
+
 def test_an_unclearable_board_is_proved_so(run, write):
     level = write("crossed.txt", "1 2\n2 1\n")  # each pair needs three turns, through the ring or not
     r = run("solve", "lianliankan", level)
