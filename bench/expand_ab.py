@@ -108,7 +108,8 @@ def main(argv=None) -> int:
     a = here._expand_args
     # (the other checkout's own globals rows and static globals: its lowering may lay them out otherwise, as
     # it did before bool arrays became words; every other work array is this checkout's, of the same shape)
-    b = [np.array(other["SG"], np.int64) if k == 1 else np.zeros(shape, x.dtype) if k in (8, 10) else x
+    at_sg, at_rows = 1, (8, 10)  # (SG, then g0 and g, among expand's arrays after the state: EXPAND's signature)
+    b = [np.array(other["SG"], np.int64) if k == at_sg else np.zeros(shape, x.dtype) if k in at_rows else x
          for k, (x, shape) in enumerate(zip(a[1:], other["shapes"]))]
     if any(list(x.shape) != shape for x, shape in zip(b, other["shapes"])):
         print("the two checkouts' work arrays differ in shape: their modules cannot share them", file=sys.stderr)

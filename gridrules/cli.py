@@ -295,10 +295,12 @@ def cli():
 def _check_environment() -> None:
     """The settings read from the environment that are no option's (GRIDRULES_BACKEND is --backend's, which click
     checks), checked before any command runs: a mistyped value is an error, not a setting silently ignored."""
-    value = os.environ.get("GRIDRULES_EXTENSIONS")
-    if value not in (None, "", "0", "1"):
-        raise UsageError(f"GRIDRULES_EXTENSIONS is `{value}`: set it to 0 (no extension modules) or 1 (build and "
-                         "use them: the default)")
+    if os.environ.get("GRIDRULES_EXTENSIONS"):  # (imported only then: most runs never set it)
+        from .compiled.extension import setting_problem
+
+        problem = setting_problem()
+        if problem is not None:
+            raise UsageError(problem)
 
 
 _COLLECTOR_HELD = False  # (main holds Python's cycle collector off until a search starts: _collect_from_now)

@@ -113,6 +113,16 @@ def enabled() -> bool:
     return os.environ.get("GRIDRULES_EXTENSIONS") != "0"
 
 
+def setting_problem() -> str | None:
+    """What is wrong with GRIDRULES_EXTENSIONS, if anything: 0 turns extension modules off, 1 (as unset or empty)
+    on; the CLI refuses any other value before a command runs."""
+    value = os.environ.get("GRIDRULES_EXTENSIONS")
+    if value in (None, "", "0", "1"):
+        return None
+    return (f"GRIDRULES_EXTENSIONS is `{value}`: set it to 0 (no extension modules) or 1 (build and use them: the "
+            "default)")
+
+
 def load(source: str, loop: str, dead: bool, board: tuple):
     """The extension module of this generated source, loop and board (CompiledSystem.board), or None when none
     has been built (or they are turned off)."""
