@@ -69,6 +69,8 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_zero_size": (BLOXORZ, [], None),
     "bloxorz_too_few_rows": (BLOXORZ, [], None),
     "bloxorz_header_counts_a_split_line": (BLOXORZ, [], None),
+    "bloxorz_header_counts_a_switch_line": (BLOXORZ, [], None),  # (once "switch `A` ... no line describing it")
+    "bloxorz_header_counts_a_long_switch_line": (BLOXORZ, [], None),  # (once "this map row is longer ...")
     "bloxorz_row_too_long": (BLOXORZ, [], None),
     "bloxorz_described_twice": (BLOXORZ, [], None),
     "bloxorz_split_line": (BLOXORZ, [], None),

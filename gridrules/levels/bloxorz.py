@@ -64,13 +64,10 @@ def read_bloxorz_seed002(src: Source):
         line = i + 2 + k
         row = row.rstrip("\r")
         if _describes(row):  # (no map cell is a digit: the header counts more rows than the map has)
-            text = row.strip()
-            kind = "split" if text[0] in SPLITS else "bridge"
-            col = row.index(text[0]) + 1
-            raise LevelError(f"the header says {n} rows, but this line, the map's row {k + 1}, is a {kind} line",
-                             Span(src, line, col, line, col + len(text)),
-                             f"the map has {k} rows: make the header `{k} {m}`" if k else None)
+            raise _counted_too_many(src, n, m, map_lines, k, line, "is")
         if len(row.rstrip()) > m:
+            if _switch_line(row):
+                raise _counted_too_many(src, n, m, map_lines, k, line, "reads like")
             raise LevelError(f"this map row is longer than the {m} columns the header gives",
                              Span(src, line, m + 1, line, len(row) + 1))
         row = row[:m].ljust(m)
@@ -128,6 +125,13 @@ def read_bloxorz_seed002(src: Source):
                              f"its letter, not `{letter}`", span)
     for ch in sorted(present):
         if (ch in SPLITS or ch in SWITCHES or ch in BRIDGES) and ch not in seen:
+            # (a switch line read as a map row makes letters no line describes: when the map ends in such rows,
+            # the header counted them, and saying so is the useful message)
+            tail = len(map_lines)
+            while tail > 0 and _switch_line(map_lines[tail - 1]):
+                tail -= 1
+            if any(row.strip()[0] not in seen for row in map_lines[tail:]):  # (their own letters undescribed)
+                raise _counted_too_many(src, n, m, map_lines, tail, i + 2 + tail, "reads like")
             kind = "split" if ch in SPLITS else "switch" if ch in SWITCHES else "bridge"
             r = next(r for r, row in enumerate(tokens) if ch in row)
             c = tokens[r].index(ch)
@@ -141,10 +145,32 @@ def read_bloxorz_seed002(src: Source):
 
 def _describes(row: str) -> bool:
     """Whether a line is certainly a split or bridge line (a letter, then numbers), not a map row: no map cell is
-    a digit. (A switch line, `A T X a`, can be read as a map row too: it is not told apart.)"""
+    a digit. (A switch line, `A T X a`, is also a map row of cells: _switch_line.)"""
     parts = row.split()
     return (len(parts) >= 2 and parts[0] in SPLITS + BRIDGES and len(parts[0]) == 1
             and all(p.isdigit() for p in parts[1:]))
+
+
+_SWITCH_LINE = re.compile(r"\s*[A-S] +[TFN] +[XO]( +[a-z+\-^]+)*\s*")
+
+
+def _switch_line(row: str) -> bool:
+    """Whether a line has a switch line's shape (`A T X ab`). Such a line is also a row of map cells, so it is
+    taken for a switch line only where the map would otherwise be wrong: its row too long, or a letter of the
+    map left undescribed."""
+    return _SWITCH_LINE.fullmatch(row.rstrip("\r")) is not None
+
+
+def _counted_too_many(src, n: int, m: int, map_lines: list, k: int, line: int, how: str) -> LevelError:
+    """The header counts the map's row k + 1 (on `line`), which `how` ("is", "reads like") a split, bridge or
+    switch line: the map has k rows."""
+    row = map_lines[k].rstrip("\r")
+    text = row.strip()
+    kind = "split" if text[0] in SPLITS else "bridge" if text[0] in BRIDGES else "switch"
+    col = row.index(text[0]) + 1
+    return LevelError(f"the header says {n} rows, but this line, the map's row {k + 1}, {how} a {kind} line",
+                      Span(src, line, col, line, col + len(text)),
+                      f"the map has {k} rows: make the header `{k} {m}`" if k else None)
 
 
 # ---- gridrules' own Bloxorz format -------------------------------------------------------------
