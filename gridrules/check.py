@@ -304,8 +304,9 @@ class Checker:
         if isinstance(t, A.TRange):
             lo = self.const_expr(t.lo, "a range bound")
             hi = self.const_expr(t.hi, "a range bound")
-            if _int_const(lo) and _int_const(hi) and lo.value > hi.value:
-                self.error(f"empty range {lo.value}..{hi.value}", t)
+            a, b = _folded(lo), _folded(hi)
+            if a is not None and b is not None and a > b:
+                self.error(f"empty range {a}..{b}", t)
             return ir.Domain(INT, lo, hi)
         raise AssertionError(t)
 
@@ -1009,9 +1010,11 @@ class Checker:
         sc.writes = True
 
     def _const_in_domain(self, value, dom, node, what):
-        if _int_const(value) and dom.ty == INT and _int_const(dom.lo) and _int_const(dom.hi):
-            if dom.lo.value <= dom.hi.value and not dom.lo.value <= value.value <= dom.hi.value:
-                self.error(f"value {value.value} is outside {what}'s domain {dom.lo.value}..{dom.hi.value}", node)
+        if dom.ty != INT or dom.lo is None:
+            return
+        x, lo, hi = _folded(value), _folded(dom.lo), _folded(dom.hi)
+        if None not in (x, lo, hi) and lo <= hi and not lo <= x <= hi:
+            self.error(f"value {x} is outside {what}'s domain {lo}..{hi}", node)
 
     # ---- procedures
     def _params(self, params, sc, finite: bool):
@@ -1244,8 +1247,8 @@ class Checker:
             cost = self.expr(d.cost, csc)
             if not _same(cost.ty, INT):
                 self.error(f"a cost must be an int, not {cost.ty}", d.cost)
-            elif _int_const(cost) and cost.value < 0:
-                self.error(f"a cost cannot be negative ({cost.value})", d.cost)
+            elif (k := _folded(cost)) is not None and k < 0:
+                self.error(f"a cost cannot be negative ({k})", d.cost)
         if d.notation is not None:
             names = {p for p, _ in params}
             for m in re.finditer(r"\{([^{}]*)\}", d.notation):
