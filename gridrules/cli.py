@@ -183,9 +183,12 @@ param_option = click.option(
          "or `centre`. `gridrules list` shows each ruleset's parameters.")
 
 
+BACKENDS = ("compiled", "reference")
+
+
 def backend_option(help_text: str):
     """--backend, as each command that builds a transition system takes it (also GRIDRULES_BACKEND)."""
-    return click.option("--backend", type=click.Choice(["compiled", "reference"]), default="compiled",
+    return click.option("--backend", type=click.Choice(BACKENDS), default="compiled",
                         show_default=True, envvar="GRIDRULES_BACKEND", help=help_text)
 
 
@@ -293,8 +296,13 @@ def cli():
 
 
 def _check_environment() -> None:
-    """The settings read from the environment that are no option's (GRIDRULES_BACKEND is --backend's, which click
-    checks), checked before any command runs: a mistyped value is an error, not a setting silently ignored."""
+    """The settings read from the environment, checked before any command runs: a mistyped value is an error, not a
+    setting silently ignored. (GRIDRULES_BACKEND is --backend's too, but click's message would name the option,
+    which the user did not give.)"""
+    backend = os.environ.get("GRIDRULES_BACKEND")
+    if backend and backend not in BACKENDS:
+        raise UsageError(f"GRIDRULES_BACKEND is `{backend}`: set it to compiled (native code: the default) or "
+                         "reference (the plain-Python interpreter)")
     if os.environ.get("GRIDRULES_EXTENSIONS"):  # (imported only then: most runs never set it)
         from .compiled.extension import setting_problem
 

@@ -175,6 +175,16 @@ def test_a_mistyped_extensions_setting_is_an_error_before_any_command(run):
         assert ok.code == 0 and ok.err == "", value
 
 
+def test_a_mistyped_backend_setting_names_the_variable_not_the_option(run):
+    """(click's own message named `--backend`, which the user had not given)"""
+    r = run("solve", "floodit", "hdu4127-sample.txt", env={"GRIDRULES_BACKEND": "foo"})
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: GRIDRULES_BACKEND is `foo`: set it to compiled (native code: the default) or reference "
+                     "(the plain-Python interpreter)\n")
+    ok = run("solve", "floodit", "hdu4127-sample.txt", env={"GRIDRULES_BACKEND": "reference"})
+    assert ok.code == 0 and ok.out.startswith("case 1: 0 moves (optimal)")
+
+
 def test_compiling_is_announced_once(run, tmp_path, monkeypatch):
     """A first use of the compiled backend (the default) says on stderr that it compiles native code; a second
     run does not."""
