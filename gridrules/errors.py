@@ -134,6 +134,12 @@ def _numbered(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(parts[0::2]), tuple(int(x) for x in parts[1::2])
 
 
+def shown_char(ch: str) -> str:
+    """A character as a message quotes it: itself when printable, else its escape (a tab, a lone CR, a BOM, a
+    no-break or zero-width space: `\\t`, `\\r`, `\\ufeff`, `\\xa0`, `\\u200b`), which a reader can see and search for."""
+    return ch if ch.isprintable() else ch.encode("unicode_escape").decode()
+
+
 def counted(n: int, word: str) -> str:
     """`1 move`, `2 moves`: a count in a message."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from . import ir
-from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError
+from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError, shown_char
 from .layout import Layout
 from .levels import INTEGER, MAX_ELEMENTS, RawLevel, check_size
 
@@ -339,7 +339,7 @@ def instantiate(game: ir.Game, raw: RawLevel, fmt: ir.LevelFormat, overrides: di
                     if ok:
                         break
                 else:
-                    shown = f"character `{tok}`" if isinstance(tok, str) else f"value {tok}"
+                    shown = f"character `{shown_char(tok)}`" if isinstance(tok, str) else f"value {tok}"
                     known = ", ".join(_legend_key(e) for e in setup.entries)
                     hint = f"the rules' legend knows: {known}" if setup.entries else "the rules' legend is empty"
                     if not isinstance(tok, str):

@@ -47,6 +47,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "grid_ragged": (FLOODIT, [], None),
     "grid_blank_line": (FLOODIT, [], None),
     "grid_unknown_character": (FLOODIT, [], None),
+    "grid_invisible_character": (FLOODIT, [], None),  # (a no-break space: quoted as `\xa0`, not as itself)
     "grid_value_outside_domain": (FLOODIT, [], None),
     "empty_file": (FLOODIT, [], None),
     "hdu4127_ends_early": (FLOODIT, [], None),

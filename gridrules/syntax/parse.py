@@ -12,7 +12,7 @@ from lark.indenter import DedentError, Indenter
 
 from .. import ast as A
 from ..cache import cache_dir
-from ..errors import RuleError, Source, Span
+from ..errors import RuleError, Source, Span, shown_char
 
 
 class _Blocks(Indenter):
@@ -553,8 +553,7 @@ def _syntax_error(err: UnexpectedInput, src: Source, text: str, shift: Shift) ->
         lines = text.split("\n")
         ch = lines[line - 1][col - 1] if line <= len(lines) and col <= len(lines[line - 1]) else "?"
         hint = "a string ends on the line it starts, with the quote it starts with" if ch in "\"'" else None
-        shown = ch if ch.isprintable() else ch.encode("unicode_escape").decode()  # (a lone CR, NUL, a BOM: `\r`)
-        return RuleError(f"unexpected character `{shown}`", span, hint)
+        return RuleError(f"unexpected character `{shown_char(ch)}`", span, hint)
     if isinstance(err, UnexpectedEOF):
         return RuleError("unexpected end of file", span)
     assert isinstance(err, UnexpectedToken)
