@@ -85,6 +85,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_own_no_separator": (BLOXORZ, [], None),
     "bloxorz_own_empty_map": (BLOXORZ, [], None),
     "bloxorz_own_bad_line": (BLOXORZ, [], None),
+    "bloxorz_own_second_separator": (BLOXORZ, [], None),  # (once "switch `A` ... has no `switch A: ...` line")
     "bloxorz_own_teleport_letter": (BLOXORZ, [], None),
     "bloxorz_own_teleport_line": (BLOXORZ, [], None),
     "bloxorz_own_teleport_outside": (BLOXORZ, [], None),

@@ -211,6 +211,14 @@ def read_bloxorz(src: Source):
         end = max((i for i, ln in enumerate(lines) if ln.strip()), default=0)  # after the last non-blank line
         raise LevelError("expected a line `---` after the map", Span(src, end + 1, len(lines[end]) + 1, end + 1,
                                                                      len(lines[end]) + 2)) from None
+    fact = next((i for i in range(sep) if _OWN_LINE.match(lines[i].strip())), None)
+    if fact is not None:  # (a fact line before the last `---`: a second `---` follows the facts)
+        extra = next(i for i in range(fact + 1, sep + 1) if lines[i].strip() == "---")
+        col = lines[extra].index("-") + 1
+        raise LevelError("a second line `---`: the facts after the map end the level",
+                         Span(src, extra + 1, col, extra + 1, col + 3),
+                         f"remove it: the lines before it, from line {fact + 1}, are read as map rows while it is "
+                         "there")
     first = next((i for i in range(sep) if lines[i].strip()), None)
     if first is None:
         raise LevelError("the map before `---` is empty", Span(src, sep + 1, 1, sep + 1, 4))
