@@ -1441,9 +1441,16 @@ def cache(ctx, prune, clear):
     if prune and clear:
         raise click.UsageError("give either --prune or --clear, not both")
     root = cache_dir()
-    if root.exists() and not root.is_dir():
-        raise UsageError(unusable("it is not a folder") + ": point GRIDRULES_CACHE at a folder (or unset it)")
-    if (prune or clear) and root.exists() and not tagged(root):
+    # (the folder, or the first of its parents that is there: a file there makes the folder impossible)
+    there = next((p for p in (root, *root.parents) if p.exists()), None)
+    if there is not None and not there.is_dir():
+        why = "it is not a folder" if there == root else f"`{there}` is a file, not a folder"
+        raise UsageError(unusable(why) + ": point GRIDRULES_CACHE at a folder (or unset it)")
+    if not root.exists():  # (a report makes no folder: the first run that caches something does)
+        click.echo(f"nothing to delete: {root} is not there" if prune or clear else
+                   f"{root}: nothing cached yet (the folder is made by the first run that needs it)")
+        ctx.exit(EXIT_OK)
+    if (prune or clear) and not tagged(root):
         raise UsageError(f"`{root}` (GRIDRULES_CACHE) holds no {TAG}: gridrules did not make this folder, so "
                          "`cache --prune` and `--clear` delete nothing in it (is GRIDRULES_CACHE set to a folder of "
                          "yours? gridrules makes and tags its own when the folder is not there yet)")

@@ -225,3 +225,36 @@ def test_a_relative_or_tilde_cache_setting_is_made_absolute(tmp_path, monkeypatc
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("GRIDRULES_CACHE", "~/gr")
     assert cache_dir() == tmp_path / "home" / "gr"
+
+
+def _cache_cli(root, *args):
+    env = dict(os.environ, GRIDRULES_CACHE=str(root))
+    return subprocess.run([sys.executable, "-m", "gridrules", *args], capture_output=True, text=True, env=env)
+
+
+def test_a_cache_folder_made_by_the_parser_alone_is_tagged_so_it_can_be_cleared(tmp_path):
+    """`validate` caches only the parser's tables; the folder it makes carries the tag all along (it was made
+    without, and `cache --clear` then refused it as a folder gridrules had not made)."""
+    root = tmp_path / "cache"
+    assert _cache_cli(root, "validate", "floodit").returncode == 0
+    assert (root / "CACHEDIR.TAG").is_file() and list((root / "parser").glob("*.lark"))
+    cleared = _cache_cli(root, "cache", "--clear")
+    assert cleared.returncode == 0, cleared.stderr
+    assert not root.exists()
+
+
+def test_the_cache_report_makes_no_folder_and_a_file_in_its_way_is_an_error(tmp_path):
+    root = tmp_path / "a" / "b"
+    for args, said in (((), f"{root}: nothing cached yet (the folder is made by the first run that needs it)\n"),
+                       (("--prune",), f"nothing to delete: {root} is not there\n"),
+                       (("--clear",), f"nothing to delete: {root} is not there\n")):
+        r = _cache_cli(root, "cache", *args)
+        assert (r.returncode, r.stdout, r.stderr) == (0, said, ""), args
+    assert not (tmp_path / "a").exists()
+    (tmp_path / "f").write_text("mine\n")
+    for args in ((), ("--clear",)):
+        r = _cache_cli(tmp_path / "f" / "sub", "cache", *args)
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr == (f"error: GRIDRULES_CACHE `{tmp_path / 'f' / 'sub'}` cannot be used (`{tmp_path / 'f'}` is "
+                            "a file, not a folder): point GRIDRULES_CACHE at a folder (or unset it)\n")
+    assert (tmp_path / "f").read_text() == "mine\n"

@@ -25,7 +25,6 @@ def runtime_copy(source: bytes | None = None) -> Path:
 
 # numba reads NUMBA_CACHE_DIR when it is imported: set it first (unless the user chose one); if numba was
 # imported already, tell its config directly, or every run would compile again.
-ensure_root()  # (made and tagged here: numba would make it untagged)
 os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
 if "numba" in sys.modules:
     from numba.core import config as _numba_config
@@ -41,6 +40,7 @@ def import_numba() -> None:
     an extension module (extension.py) never imports numba."""
     if _patched:
         return
+    ensure_root()  # (the cache folder made and tagged before numba writes there: numba would make it untagged)
     if "numba" not in sys.modules and "scipy" not in sys.modules:
         sys.modules["scipy"] = None  # (an import of scipy now fails at once: numba then skips the check)
         try:

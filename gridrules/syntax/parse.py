@@ -11,7 +11,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import DedentError, Indenter
 
 from .. import ast as A
-from ..cache import cache_dir
+from ..cache import ensure_root
 from ..errors import RuleError, Source, Span, shown_char
 
 
@@ -56,7 +56,7 @@ def _table_file(grammar: str, start: str) -> str | bool:
     """Where lark keeps this grammar's LALR tables (building them takes ~0.3 s of every run). lark checks a
     hash of the grammar, its options and its version before it uses the file, and rebuilds the tables when
     the file is missing, stale, unreadable or unwritable."""
-    folder = cache_dir() / "parser"
+    folder = ensure_root() / "parser"  # (the cache folder made and tagged first, as for any cached file)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
