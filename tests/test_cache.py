@@ -258,3 +258,33 @@ def test_the_cache_report_makes_no_folder_and_a_file_in_its_way_is_an_error(tmp_
         assert r.stderr == (f"error: GRIDRULES_CACHE `{tmp_path / 'f' / 'sub'}` cannot be used (`{tmp_path / 'f'}` is "
                             "a file, not a folder): point GRIDRULES_CACHE at a folder (or unset it)\n")
     assert (tmp_path / "f").read_text() == "mine\n"
+
+
+DAMAGED = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from gridrules.compiled import import_numba
+import_numba()
+import gridrules_gen_damaged_index as m
+print(m.twice(21))
+"""
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x80\x04garbage", b"\x00" * 40])
+def test_a_damaged_numba_index_of_gridrules_code_is_compiled_again_not_an_error(tmp_path, damage):
+    """numba fails on a truncated or garbled index file at every load and every save (a write cut short, a full
+    disk): the search loops then failed every run with `EOFError` until the cache was cleared. The index goes
+    and the function compiles again."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "gridrules_gen_damaged_index.py").write_text(
+        "from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    env = dict(os.environ, GRIDRULES_CACHE=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    run = [sys.executable, "-c", DAMAGED, str(tmp_path / "src")]
+    first = subprocess.run(run, capture_output=True, text=True, env=env)
+    assert (first.returncode, first.stdout) == (0, "42\n"), first.stderr
+    (index,) = (tmp_path / "cache" / "numba").rglob("gridrules_gen_damaged_index.twice-*.nbi")
+    index.write_bytes(damage)
+    again = subprocess.run(run, capture_output=True, text=True, env=env)
+    assert (again.returncode, again.stdout) == (0, "42\n"), again.stderr
+    assert index.stat().st_size > 40  # (written afresh)

@@ -7,6 +7,7 @@ reuses stale native code; numba's own cache of each module's machine code sits b
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -98,8 +99,19 @@ def _load_cached_code_first() -> None:
         if not module.startswith(("gridrules.", "gridrules_gen_")):
             return usual(self, sig, target_context)
         rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
+        try:
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
+        except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError):
+            # a damaged index (a truncated write, a full disk): numba would fail on it at every load and every
+            # save, so it goes, and this is a miss: the code is compiled and its index written afresh
+            index = getattr(getattr(self, "_cache_file", None), "_index_path", None)
+            if index:
+                try:
+                    os.unlink(index)
+                except OSError:
+                    pass
+            return None
 
     cache.load_overload = load_overload
 
