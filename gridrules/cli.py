@@ -18,6 +18,8 @@ in the order 0 < 1 < 3 < 130 < 4.
 """
 from __future__ import annotations
 
+import _thread
+import functools
 import gc
 import json
 import re
@@ -109,6 +111,15 @@ class GridrulesGroup(click.Group):
     """Turns every error into a message and an exit code: never a traceback for the user's mistakes."""
 
     def invoke(self, ctx):
+        swallowed: list = []  # (a Ctrl-C that a callback could not raise: _interrupt_hook)
+        previous = sys.unraisablehook
+        sys.unraisablehook = functools.partial(_interrupt_hook, previous, swallowed)
+        try:
+            return self._invoke(ctx, swallowed)
+        finally:
+            sys.unraisablehook = previous
+
+    def _invoke(self, ctx, swallowed: list):
         try:
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -136,8 +147,23 @@ class GridrulesGroup(click.Group):
             _error(why)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except Exception as err:  # noqa: BLE001 - the last line of defence
+            if swallowed:  # (what the interrupted callback's caller then met is no bug)
+                _error("interrupted", prefix="")
+                raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
             _internal(err)
             raise click.exceptions.Exit(EXIT_INTERNAL) from None
+
+
+def _interrupt_hook(previous, swallowed: list, unraisable) -> None:
+    """sys.unraisablehook while a command runs. Ctrl-C can land in a callback from C that cannot raise it (numba's
+    object-cache callback while it compiles): Python printed `Exception ignored ... KeyboardInterrupt`, and numba
+    then failed with an internal error. The interrupt is noted and raised again in the main thread as soon as it
+    runs Python code; anything else goes to the hook as before."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        swallowed.append(True)
+        _thread.interrupt_main()
+        return
+    previous(unraisable)
 
 
 def _internal(err: BaseException) -> None:

@@ -373,3 +373,31 @@ def test_a_query_off_its_board_spoils_the_queries_not_the_board(run, write):
     spoiled = write("spoiled.txt", f"{board}1\n1 1 3 4\n3 4\n1 2 3 4\n0 ? 0 0\n4 3 2 1\n1\n1 1 3 4\n0 0\n")
     r = run("solve", "lianliankan", spoiled, "--backend", "reference")
     assert r.code == 2 and r.out.splitlines()[1] == f"case 2: error at {spoiled}:9:3 (on stderr)"
+
+
+def test_ctrl_c_that_a_callback_swallowed_is_an_interrupt_not_a_bug(run, monkeypatch):
+    """Ctrl-C while numba compiles can land in its object-cache callback (C calling Python), which cannot raise
+    it: Python printed `Exception ignored ... KeyboardInterrupt` and numba then failed (`no compiled object
+    yet`), reported as an internal error (exit 4). Now it is an interrupt (exit 130), raised again in the main
+    thread; the noise is not printed."""
+    import _thread
+    import sys
+    import types
+
+    import gridrules.api
+
+    again = []
+    monkeypatch.setattr(_thread, "interrupt_main", lambda: again.append(True))  # (the test's own process)
+
+    def compile_cut_short(*args, **kwargs):
+        sys.unraisablehook(types.SimpleNamespace(exc_type=KeyboardInterrupt, exc_value=KeyboardInterrupt(),
+                                                 exc_traceback=None, err_msg=None, object=None))
+        raise RuntimeError("no compiled object yet for <Library '_goal'>")
+
+    monkeypatch.setattr(gridrules.api, "solve", compile_cut_short)
+    r = run("solve", "floodit", "hdu4127-sample.txt")
+    assert (r.code, r.out, r.err) == (130, "", "interrupted\n")
+    assert again == [True]
+    hook = sys.unraisablehook
+    r = run("list")  # (the hook is the command's alone)
+    assert r.code == 0 and sys.unraisablehook is hook
