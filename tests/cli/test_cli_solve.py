@@ -81,6 +81,8 @@ def test_compiled_is_the_default_backend(run, monkeypatch):
         "default": ["compiled"] * 2, "--backend": ["reference"] * 2, "env": ["reference"] * 2}
     assert len({tuple((x["cost"], tuple(x["moves"])) for x in v) for v in records.values()}) == 1
     bad = run("solve", "floodit", SAMPLE, env={"GRIDRULES_BACKEND": "native"})
+    assert bad.code == 2 and bad.err.startswith("error: GRIDRULES_BACKEND is `native`: set it to compiled")
+    bad = run("solve", "floodit", SAMPLE, "--backend", "native")
     assert bad.code == 2 and "'native' is not one of 'compiled', 'reference'" in bad.err
 
 
