@@ -8,7 +8,8 @@ Exit codes (the contract scripts rely on):
     0    solved / valid
     1    proved unsolvable, or a check failed (e.g. `show --solution` moves that do not reach the goal)
     2    usage or input error: bad arguments, a missing, binary or empty file, a malformed level, an error
-         in the rules (printed as file:line:col with the source line and a caret, never a traceback)
+         in the rules (printed as file:line:col with the source line and a caret, never a traceback); also
+         output that cannot be written (a full disk, stdout closed)
     3    a budget (--time-limit, --max-states) ran out before the search finished
     4    internal error: a bug in gridrules (set GRIDRULES_DEBUG=1 to see the traceback)
     130  interrupted (Ctrl-C); the best solution found so far is printed
@@ -19,6 +20,7 @@ in the order 0 < 1 < 3 < 130 < 4.
 from __future__ import annotations
 
 import _thread
+import errno
 import functools
 import gc
 import json
@@ -54,7 +56,8 @@ Exit codes:
   0    solved / valid
   1    proved unsolvable, or a check failed
   2    usage or input error (bad arguments, unreadable or malformed
-       files, rule errors reported as file:line:col)
+       files, rule errors reported as file:line:col; output that
+       cannot be written)
   3    budget exhausted (--time-limit / --max-states)
   4    internal error (GRIDRULES_DEBUG=1 shows the traceback)
   130  interrupted (Ctrl-C); the best solution so far is printed
@@ -87,7 +90,16 @@ def _error(text: str, prefix: str = "error: ") -> None:
     """A message on stderr; `error:` in red where stderr is a colour terminal."""
     if prefix:
         prefix = click.style(prefix, fg="red", bold=True) if _stderr_colour() else prefix
-    click.echo(prefix + text, err=True)
+    _say(prefix + text)
+
+
+def _say(text: str) -> None:
+    """A line on stderr, if stderr takes it: where it cannot be written (a full disk) the message is lost, but the
+    exit code still says what happened."""
+    try:
+        click.echo(text, err=True)
+    except OSError:
+        pass
 
 
 def _stderr_colour() -> bool:
@@ -96,7 +108,7 @@ def _stderr_colour() -> bool:
 
 def _report(err: GridrulesError) -> None:
     if _located(err):  # located diagnostics already say where: `file:line:col: message`, the line, a caret
-        click.echo(err.render(), err=True)
+        _say(err.render())
     else:
         _error(err.render())
 
@@ -141,6 +153,8 @@ class GridrulesGroup(click.Group):
             from .cache import not_usable
 
             why = not_usable(err)
+            if why is None and err.errno in _OUTPUT_ERRORS and not err.filename:
+                why = f"cannot write the output: {err.strerror}"  # (stdout on a full disk, say; no bug)
             if why is None:
                 _internal(err)
                 raise click.exceptions.Exit(EXIT_INTERNAL) from None
@@ -152,6 +166,9 @@ class GridrulesGroup(click.Group):
                 raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
             _internal(err)
             raise click.exceptions.Exit(EXIT_INTERNAL) from None
+
+
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # (what writing stdout may meet)
 
 
 def _interrupt_hook(previous, swallowed: list, unraisable) -> None:
@@ -170,11 +187,8 @@ def _internal(err: BaseException) -> None:
     name, msg, trace = (err.args if isinstance(err, _RelayedInternal) else
                         (type(err).__name__, str(err), "".join(traceback.format_exception(err))))
     _error(f"internal error: {name}: {msg or name}", prefix="gridrules: ")
-    click.echo("This is a bug in gridrules; please report it with the command you ran and its files.", err=True)
-    if os.environ.get("GRIDRULES_DEBUG") == "1":
-        click.echo(trace, err=True)
-    else:
-        click.echo("(set GRIDRULES_DEBUG=1 to see the traceback)", err=True)
+    _say("This is a bug in gridrules; please report it with the command you ran and its files.")
+    _say(trace if os.environ.get("GRIDRULES_DEBUG") == "1" else "(set GRIDRULES_DEBUG=1 to see the traceback)")
 
 
 # ---- shared options --------------------------------------------------------------------------------
@@ -343,6 +357,9 @@ _COLLECTOR_HELD = False  # (main holds Python's cycle collector off until a sear
 def main(argv: list[str] | None = None) -> None:
     """The console entry point (`gridrules`, `python -m gridrules`)."""
     global _COLLECTOR_HELD
+    if sys.stdout is None:  # (started with stdout closed, `>&-`: every answer would be lost without a word)
+        _error("standard output is closed: gridrules prints its answers there")
+        sys.exit(EXIT_USAGE)
     if gc.isenabled():
         gc.disable()
         _COLLECTOR_HELD = True

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from cli_support import SAMPLE
@@ -381,7 +384,6 @@ def test_ctrl_c_that_a_callback_swallowed_is_an_interrupt_not_a_bug(run, monkeyp
     yet`), reported as an internal error (exit 4). Now it is an interrupt (exit 130), raised again in the main
     thread; the noise is not printed."""
     import _thread
-    import sys
     import types
 
     import gridrules.api
@@ -401,3 +403,20 @@ def test_ctrl_c_that_a_callback_swallowed_is_an_interrupt_not_a_bug(run, monkeyp
     hook = sys.unraisablehook
     r = run("list")  # (the hook is the command's alone)
     assert r.code == 0 and sys.unraisablehook is hook
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_output_that_cannot_be_written_is_an_input_error_not_a_bug(tmp_path):
+    """stdout on a full disk was reported as an internal error (exit 4); stderr on a full disk made a rule error
+    exit 1 (the report itself failed); stdout closed lost every answer without a word (exit 0)."""
+    gridrules = [sys.executable, "-m", "gridrules"]
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(gridrules + ["list"], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert (r.returncode, r.stderr) == (2, "error: cannot write the output: No space left on device\n")
+    bad = tmp_path / "bad.grl"
+    bad.write_text("game x\nlayer a: bool\naction f(p: cell):\n    a[p] = 3\ngoal: true\n")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(gridrules + ["validate", str(bad)], stdout=subprocess.PIPE, stderr=full, text=True)
+    assert (r.returncode, r.stdout) == (2, "")
+    r = subprocess.run(" ".join(gridrules) + " list >&-", shell=True, capture_output=True, text=True)
+    assert (r.returncode, r.stderr) == (2, "error: standard output is closed: gridrules prints its answers there\n")
