@@ -110,7 +110,7 @@ def test_a_board_too_large_to_list_its_moves_is_still_judged(tmp_path):
     assert any(expect) and not all(expect)
     for backend in ("reference", "compiled"):
         assert api.query(inst, [q for q, _ in inst.raw.queries], backend) == expect
-    with pytest.raises(UsageError, match="parameter combinations for this level"):
+    with pytest.raises(UsageError, match="parameter combinations on this level"):
         api.load(RULES, str(path))
 
 

@@ -105,8 +105,18 @@ def instance_count(action: ir.ActionInfo, sizes: list[int]) -> int:
     else:
         count = math.prod(sizes)
     if count > MAX_MOVES:
-        raise UsageError(f"action `{action.name}` has {count:,} parameter combinations for this level "
-                         f"(the limit is {MAX_MOVES:,}); check its parameters' ranges")
+        names = [name for name, _ in action.proc.params]
+        if len(names) == 1:
+            values = f"its parameter `{names[0]}` takes {sizes[0]:,} values"
+        elif len(set(sizes)) == 1:
+            values = f"its parameters {', '.join(f'`{n}`' for n in names)} take {sizes[0]:,} values each"
+        else:
+            values = "its parameters take " + ", ".join(f"`{n}` {k:,}" for n, k in zip(names, sizes)) + " values"
+        if action.unordered:
+            values += ", unordered"
+        raise UsageError(f"action `{action.name}` has {count:,} parameter combinations on this level ({values}), "
+                         f"more than the {MAX_MOVES:,} moves a level may list; `gridrules query` asks about single "
+                         "moves without listing them all")
     return count
 
 

@@ -39,8 +39,9 @@ def test_a_judge_board_too_large_to_list_its_moves(run, write):
     assert r.code == 0 and r.out.split() == ["YES", "NO", "YES"] and "error" not in r.err, r.all
     r = run("solve", "lianliankan", level)
     assert r.code == 2 and r.out == ""
-    assert r.err == ("error: action `remove` has 1,279,200 parameter combinations for this level (the limit is "
-                     "1,000,000); check its parameters' ranges\n")
+    assert r.err == ("error: action `remove` has 1,279,200 parameter combinations on this level (its parameters "
+                     "`a`, `b` take 1,600 values each, unordered), more than the 1,000,000 moves a level may list; "
+                     "`gridrules query` asks about single moves without listing them all\n")
 
 
 def test_an_unclearable_board_is_proved_so(run, write):
