@@ -1322,8 +1322,10 @@ def validate(ctx, files, levels, params, level_format):
             continue
         for w in warnings:
             click.echo(w.render(), err=True)
-        try:  # (the --params, checked against each rule file's parameters as `solve` checks them)
+        try:  # (the --params and --level-format, checked against each rule file as `solve` checks them)
             overrides = api.parse_params(game, list(params))
+            if level_format is not None:
+                api.detect_format(game, "", level_format)
         except GridrulesError as err:
             _error(f"{name}: {err.render()}")
             codes.append(err.exit_code)

@@ -332,3 +332,12 @@ def test_show_solve_replays_the_searchs_own_moves(run, write):
     r = run("show", rules, level, "--solve", "--backend", "reference")
     assert r.code == 0 and "move 1/2: 1" in r.out and "move 2/2: 2" in r.out, r.all
     assert "goal reached after 2 moves" in r.out
+
+
+def test_validate_checks_the_level_format_without_a_level(run):
+    """--level-format names a format of each rule file, as `solve` checks it, with or without --level (`validate
+    floodit --level-format foo` said ok)."""
+    r = run("validate", "floodit", "bloxorz", "--level-format", "hdu4127")
+    assert r.code == 2 and r.out == "floodit: ok\n"
+    assert r.err == ("error: bloxorz: `bloxorz` does not read `hdu4127` levels; it reads: bloxorz_seed002, "
+                     "bloxorz\n")
