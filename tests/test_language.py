@@ -384,3 +384,13 @@ def test_carriage_returns_before_a_line_end_stay_as_they_were():
            "level grid:\n    '.' : pass\n"
     game, _ = compile_rules(text, "x.grl")
     assert [a.name for a in game.actions] == ["go"]
+
+
+def test_a_line_holding_only_a_form_feed_is_a_blank_line():
+    """(a page break, as Python's files may have: it was `unexpected end of line` between declarations and
+    blocks alike)"""
+    rules = ("game x\n\f\nlayer a: bool\naction f(p: cell):\n\f\n    a[p] = not a[p]\n \f \n"
+             "goal: empty(cells where a)\nlevel grid:\n    '.' : pass\n    '#' : a = true\n")
+    game, warnings = compile_rules(rules, "ff.grl")
+    assert [a.name for a in game.actions] == ["f"] and not warnings
+    assert solve(system(instance_from_rules(rules, "#.\n"), "reference"), "bfs").cost == 1
