@@ -1188,6 +1188,9 @@ def moves(ctx, ruleset, level, case, after, hint, count_only, out_format, params
         raise click.UsageError("give either --hint or --count, not both")
     loaded = _load(ruleset, level, params, level_format)
     chosen = _chosen(loaded, case)
+    if after and len(chosen) > 1:  # (moves are a level's own: as show --solution)
+        raise UsageError(f"`{loaded.level_path}` holds {len(chosen)} levels; pick the one --after is for with "
+                         "--case N")
     if len(chosen) == 1:
         _ready(chosen[0][1])
     codes = []

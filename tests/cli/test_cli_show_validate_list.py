@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from cli_support import SAMPLE
+from cli_support import ROOT, SAMPLE
 
 from gridrules import api
 from gridrules.render import Renderer
@@ -341,3 +341,16 @@ def test_validate_checks_the_level_format_without_a_level(run):
     assert r.code == 2 and r.out == "floodit: ok\n"
     assert r.err == ("error: bloxorz: `bloxorz` does not read `hdu4127` levels; it reads: bloxorz_seed002, "
                      "bloxorz\n")
+
+
+def test_moves_of_one_level_need_its_case_in_a_file_of_several(run):
+    """`show --solution` and `moves --after` play moves of one level: in a file of several they need --case (moves
+    --after stopped at the first level, where its moves were not legal, and never listed the others)."""
+    for args, option in ((("show", "floodit", SAMPLE, "--solution", "1"), "--solution"),
+                         (("moves", "floodit", SAMPLE, "--after", "1"), "--after")):
+        r = run(*args)
+        assert r.code == 2 and r.out == ""
+        assert r.err == (f"error: `{ROOT / 'rulesets/floodit/levels' / SAMPLE}` holds 2 levels; pick the one {option} "
+                         "is for with --case N\n")
+    r = run("moves", "floodit", SAMPLE, "--after", "1", "--case", "2")
+    assert (r.code, r.out) == (0, "case 2: 1 legal move\n  2\n")
