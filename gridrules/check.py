@@ -324,7 +324,7 @@ class Checker:
         return m(e, sc)
 
     def e_IntLit(self, e, sc):
-        if e.value >= 1 << 62:
+        if e.value > 1 << 62:  # (as an int parameter's values: -2^62..2^62)
             return self.error("this number is too large (the limit is 2^62)", e)
         return ir.Const(INT, e.value, e.span)
 
@@ -1276,7 +1276,7 @@ class Checker:
                 self.error(f"pose `{p.name}` must cover its anchor (0, 0)", self.at_word(p, p.name))
             if len(set(p.cells)) != len(p.cells):
                 self.error(f"pose `{p.name}` lists a cell twice", self.at_word(p, p.name))
-            if any(abs(x) >= 1 << 62 for cell in p.cells for x in cell):
+            if any(abs(x) > 1 << 62 for cell in p.cells for x in cell):
                 self.error(f"an offset of pose `{p.name}` is too large (the limit is 2^62)", self.at_word(p, p.name))
             cells.append(tuple(p.cells))
         table: dict[tuple[int, int], tuple[int, tuple[int, int]]] = {}
@@ -1297,7 +1297,7 @@ class Checker:
                 self.error(f"unknown pose `{r.to}` in a roll of `{b.name}`", self.at_word(r, r.to, 2 if r.to == r.dir else 1),
                            did_you_mean(r.to, poses))
                 continue
-            if any(abs(x) >= 1 << 62 for x in r.shift):
+            if any(abs(x) > 1 << 62 for x in r.shift):
                 self.error(f"the roll of pose `{r.pose}` to {r.dir} moves too far (the limit is 2^62)", r)
                 continue
             key = (poses.index(r.pose), DIRS.index(r.dir))

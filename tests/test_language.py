@@ -394,3 +394,14 @@ def test_a_line_holding_only_a_form_feed_is_a_blank_line():
     game, warnings = compile_rules(rules, "ff.grl")
     assert [a.name for a in game.actions] == ["f"] and not warnings
     assert solve(system(instance_from_rules(rules, "#.\n"), "reference"), "bfs").cost == 1
+
+
+def test_numbers_in_rules_reach_as_far_as_an_int_parameters_values():
+    """An int parameter takes -2^62..2^62 (`-p`); a number written in the rules reached only 2^62 - 1, and the
+    message said the limit was 2^62."""
+    rules = ("game x\nparam k: int = 4611686018427387904\nglobal n: 0..1\naction a() \"a\":\n    n = 1\n"
+             "goal: n == 1 and k > -4611686018427387904\nlevel grid:\n    '.' : pass\n")
+    assert solve(system(instance_from_rules(rules, ".\n"), "reference"), "bfs").cost == 1
+    with pytest.raises(ErrorList) as err:
+        compile_rules(rules.replace("4611686018427387904", "4611686018427387905"), "big.grl")
+    assert [d.message for d in err.value.errors] == ["this number is too large (the limit is 2^62)"] * 2
