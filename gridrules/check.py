@@ -963,8 +963,10 @@ class Checker:
                                   "parameters are set on the command line with --param")
             if n in self.enum_value or n in DIRS or n in BUILTIN_CONSTS:
                 return self.error(f"cannot assign to `{n}`", t)
-            return self.error(f"unknown name `{n}`", t,
-                              did_you_mean(n, self._visible(sc)) or f"declare a local first: `let {n} = ...`")
+            # (a legend sets what the level holds: a layer or a global, never a local of its own)
+            declare = (f"declare it as a layer or a global (`layer {n}: ...`, `global {n}: ...`)"
+                       if sc.kind == "legend" else f"declare a local first: `let {n} = ...`")
+            return self.error(f"unknown name `{n}`", t, did_you_mean(n, self._visible(sc)) or declare)
         assert isinstance(t, A.Index)
         n = t.base.id
         if n in self.layers:
