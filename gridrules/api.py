@@ -24,6 +24,9 @@ def read_text(path: str | Path, what: str) -> str:
     except OSError as err:  # (Path.exists raises for ENAMETOOLONG, EACCES, ...: only a missing file is False)
         raise UsageError(f"cannot read {what} `{path}`: {err.strerror or err}") from None
     if not found:
+        if p.is_symlink():  # (a link to nothing, or to itself: `exists` follows it)
+            raise UsageError(f"{what} `{path}` is a symbolic link to nothing that can be read (a file not there, "
+                             "or a loop of links)")
         raise UsageError(f"{what} `{path}` does not exist")
     if is_dir:
         raise UsageError(f"{what} `{path}` is a directory, not a file")
@@ -193,7 +196,7 @@ def exists(p: Path, refused: bool = False) -> bool:
     """Path.exists, or `refused` where the system refuses to look the name up (a name too long, say: read_text
     then says why)."""
     try:
-        return p.exists()
+        return p.exists() or p.is_symlink()  # (a link to nothing is there too: read_text says what is wrong)
     except OSError:
         return refused
 

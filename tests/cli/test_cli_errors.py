@@ -420,3 +420,17 @@ def test_output_that_cannot_be_written_is_an_input_error_not_a_bug(tmp_path):
     assert (r.returncode, r.stdout) == (2, "")
     r = subprocess.run(" ".join(gridrules) + " list >&-", shell=True, capture_output=True, text=True)
     assert (r.returncode, r.stderr) == (2, "error: standard output is closed: gridrules prints its answers there\n")
+
+
+def test_a_symbolic_link_to_nothing_is_named_as_such(run, tmp_path, monkeypatch):
+    """A link that loops, or points at a file not there, was reported as a file that does not exist (a level) or
+    as no ruleset of that name (`validate NAME`, a bare name being a bundled ruleset's unless a file is there)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.txt").symlink_to(tmp_path / "loop.txt")
+    (tmp_path / "gone.grl").symlink_to(tmp_path / "missing.grl")
+    for args, what in ((("solve", "floodit", "loop.txt"), "level file"), (("validate", "loop.txt"), "rule file"),
+                       (("validate", "gone.grl"), "rule file")):
+        r = run(*args)
+        assert r.code == 2 and r.out == ""
+        assert r.err == (f"error: {what} `{args[-1]}` is a symbolic link to nothing that can be read (a file not "
+                         "there, or a loop of links)\n"), args
