@@ -48,6 +48,9 @@ class GridrulesError(Exception):
         return str(self)
 
 
+EXCERPT = 160  # the most characters of a source line an error quotes
+
+
 class Diagnostic(GridrulesError):
     """One located message: ``file:line:col: [warning: ]message``, the source line and a caret."""
 
@@ -68,11 +71,18 @@ class Diagnostic(GridrulesError):
         if text.strip():  # an empty file or line has nothing to point at
             # (tabs and control characters, a lone CR say, as blanks: one column each, and none moves the cursor)
             shown = "".join(ch if ch.isprintable() else " " for ch in text)
-            out.append("  " + shown)
-            width = 1
+            first, width = self.span.col - 1, 1
             if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
                 width = self.span.end_col - self.span.col
-            out.append("  " + " " * (self.span.col - 1) + "^" * width)
+            if len(shown) > EXCERPT:  # (a long line, a generated one say: the part around the place, marked cut)
+                start = max(0, min(first - EXCERPT // 4, len(shown) - EXCERPT))
+                end = start + EXCERPT
+                pre, post = "..." if start else "", "..." if end < len(shown) else ""
+                shown = pre + shown[start:end] + post
+                width = max(1, min(width, end - first))
+                first += len(pre) - start
+            out.append("  " + shown)
+            out.append("  " + " " * first + "^" * width)
         if self.hint:
             out.append(f"  hint: {self.hint}")
         return "\n".join(out)
