@@ -19,7 +19,6 @@ in the order 0 < 1 < 3 < 130 < 4.
 """
 from __future__ import annotations
 
-import _thread
 import errno
 import functools
 import gc
@@ -127,9 +126,18 @@ class GridrulesGroup(click.Group):
         previous = sys.unraisablehook
         sys.unraisablehook = functools.partial(_interrupt_hook, previous, swallowed)
         try:
-            return self._invoke(ctx, swallowed)
+            result = self._invoke(ctx, swallowed)
+        except click.exceptions.Exit as stop:
+            if not swallowed or stop.exit_code == EXIT_INTERRUPTED:
+                raise
+        else:
+            if not swallowed:
+                return result
         finally:
             sys.unraisablehook = previous
+        # (the command ran on after the Ctrl-C: what it printed stands, and it was interrupted all the same)
+        _error("interrupted", prefix="")
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
     def _invoke(self, ctx, swallowed: list):
         try:
@@ -174,11 +182,11 @@ _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # (what w
 def _interrupt_hook(previous, swallowed: list, unraisable) -> None:
     """sys.unraisablehook while a command runs. Ctrl-C can land in a callback from C that cannot raise it (numba's
     object-cache callback while it compiles): Python printed `Exception ignored ... KeyboardInterrupt`, and numba
-    then failed with an internal error. The interrupt is noted and raised again in the main thread as soon as it
-    runs Python code; anything else goes to the hook as before."""
+    then failed with an internal error. The interrupt is noted instead (raised here, or asked for again from
+    here, it would only be ignored in turn), and the command ends as interrupted: at the error that follows, or
+    when it is done. Anything else goes to the hook as before."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         swallowed.append(True)
-        _thread.interrupt_main()
         return
     previous(unraisable)
 
@@ -228,8 +236,23 @@ BACKENDS = ("compiled", "reference")
 
 def backend_option(help_text: str):
     """--backend, as each command that builds a transition system takes it (also GRIDRULES_BACKEND)."""
-    return click.option("--backend", type=click.Choice(BACKENDS), default="compiled",
-                        show_default=True, envvar="GRIDRULES_BACKEND", help=help_text)
+    return click.option("--backend", type=click.Choice(BACKENDS), default=None, callback=_backend_setting,
+                        help=help_text + "  [default: compiled]")  # (as click shows a default: it has none here)
+
+
+def _backend_setting(ctx, param, value: str | None) -> str:
+    """--backend, else GRIDRULES_BACKEND, else compiled. The variable is read here rather than by click, whose
+    message for a mistyped one named `--backend`, which the user had not given; and only where no --backend
+    was given and a backend is used at all (not for `list`, say)."""
+    if value is not None:
+        return value
+    setting = os.environ.get("GRIDRULES_BACKEND")
+    if not setting:
+        return "compiled"
+    if setting not in BACKENDS:
+        raise UsageError(f"GRIDRULES_BACKEND is `{setting}`: set it to compiled (native code: the default) or "
+                         "reference (the plain-Python interpreter)")
+    return setting
 
 
 level_format_option = click.option(
@@ -336,13 +359,9 @@ def cli():
 
 
 def _check_environment() -> None:
-    """The settings read from the environment, checked before any command runs: a mistyped value is an error, not a
-    setting silently ignored. (GRIDRULES_BACKEND is --backend's too, but click's message would name the option,
-    which the user did not give.)"""
-    backend = os.environ.get("GRIDRULES_BACKEND")
-    if backend and backend not in BACKENDS:
-        raise UsageError(f"GRIDRULES_BACKEND is `{backend}`: set it to compiled (native code: the default) or "
-                         "reference (the plain-Python interpreter)")
+    """The settings read from the environment that are no option's (GRIDRULES_BACKEND is --backend's:
+    _backend_setting), checked before any command runs: a mistyped value is an error, not a setting silently
+    ignored."""
     if os.environ.get("GRIDRULES_EXTENSIONS"):  # (imported only then: most runs never set it)
         from .compiled.extension import setting_problem
 
