@@ -99,21 +99,28 @@ def _load_cached_code_first() -> None:
         if not module.startswith(("gridrules.", "gridrules_gen_")):
             return usual(self, sig, target_context)
         rtsys.initialize(target_context)
-        try:
-            with self._guard_against_spurious_io_errors():
-                return self._load_overload(sig, target_context)
-        except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError):
-            # a damaged index (a truncated write, a full disk): numba would fail on it at every load and every
-            # save, so it goes, and this is a miss: the code is compiled and its index written afresh
-            index = getattr(getattr(self, "_cache_file", None), "_index_path", None)
-            if index:
-                try:
-                    os.unlink(index)
-                except OSError:
-                    pass
-            return None
+        _drop_damaged_index(self)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
     cache.load_overload = load_overload
+
+
+def _drop_damaged_index(cache) -> None:
+    """A numba cache's index file that cannot be read (a write cut short, a full disk): numba fails on it at every
+    load and every save, so every run would fail, until the cache was cleared. It goes: the load is then a miss,
+    and the code is compiled and its index written afresh. Only reading the index is guarded: any other failure
+    of a load is numba's or ours, and is reported as it was."""
+    file = getattr(cache, "_cache_file", None)
+    if file is None or not hasattr(file, "_load_index"):
+        return
+    try:
+        file._load_index()
+    except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError):
+        try:
+            os.unlink(file._index_path)
+        except (AttributeError, OSError):
+            pass
 
 
 def numba_index(py_file: Path, function: str, first_line: int) -> Path:
