@@ -77,6 +77,11 @@ def write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        if err.filename:
+            raise
+        raise OSError(err.errno, err.strerror, str(path)) from err  # (a full disk names no file: this one)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -161,7 +161,7 @@ class GridrulesGroup(click.Group):
             from .cache import not_usable
 
             why = not_usable(err)
-            if why is None and err.errno in _OUTPUT_ERRORS and not err.filename:
+            if why is None and err.errno in _OUTPUT_ERRORS and not err.filename and _in_echo(err):
                 why = f"cannot write the output: {err.strerror}"  # (stdout on a full disk, say; no bug)
             if why is None:
                 _internal(err)
@@ -177,6 +177,17 @@ class GridrulesGroup(click.Group):
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # (what writing stdout may meet)
+
+
+def _in_echo(err: BaseException) -> bool:
+    """Whether `err` came from writing the output (click.echo, which every answer goes through), not from a file
+    of the cache, say (a full disk names no file)."""
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is click.echo.__code__:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _interrupt_hook(previous, swallowed: list, unraisable) -> None:

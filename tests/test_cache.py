@@ -288,3 +288,23 @@ def test_a_damaged_numba_index_of_gridrules_code_is_compiled_again_not_an_error(
     again = subprocess.run(run, capture_output=True, text=True, env=env)
     assert (again.returncode, again.stdout) == (0, "42\n"), again.stderr
     assert index.stat().st_size > 40  # (written afresh)
+
+
+def test_a_cache_file_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    """A full disk names no file (`OSError(ENOSPC)` from a write or a close): write_atomic names the one it wrote,
+    so the CLI says the cache cannot be used rather than that the output cannot be written."""
+    import errno
+
+    from gridrules import cache
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setenv("GRIDRULES_CACHE", str(tmp_path))
+    monkeypatch.setattr(cache.os, "replace", full)
+    target = tmp_path / "rules" / "x.pickle"
+    with pytest.raises(OSError) as err:
+        cache.write_atomic(target, b"data")
+    assert (err.value.errno, err.value.filename) == (errno.ENOSPC, str(target))
+    assert cache.not_usable(err.value).startswith(f"GRIDRULES_CACHE `{tmp_path}` cannot be used (No space left")
+    assert list((tmp_path / "rules").iterdir()) == []  # (its temporary file gone too)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -439,7 +440,7 @@ def test_output_that_cannot_be_written_is_an_input_error_not_a_bug(tmp_path):
     with open("/dev/full", "w") as full:
         r = subprocess.run(gridrules + ["validate", str(bad)], stdout=subprocess.PIPE, stderr=full, text=True)
     assert (r.returncode, r.stdout) == (2, "")
-    r = subprocess.run(" ".join(gridrules) + " list >&-", shell=True, capture_output=True, text=True)
+    r = subprocess.run(shlex.join(gridrules) + " list >&-", shell=True, capture_output=True, text=True)
     assert (r.returncode, r.stderr) == (2, "error: standard output is closed: gridrules prints its answers there\n")
 
 
