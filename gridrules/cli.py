@@ -1492,6 +1492,12 @@ def list_(ctx, out_format):
     ctx.exit(worst(codes))
 
 
+def _numba_elsewhere(folder: Path, own: bool) -> None:
+    if not own:
+        click.echo(f"numba's machine code is kept in {folder} (NUMBA_CACHE_DIR), outside this cache: not counted "
+                   "nor deleted here")
+
+
 def _size(n: int) -> str:
     for unit in ("bytes", "kB", "MB", "GB"):
         if n < 1000 or unit == "GB":
@@ -1524,17 +1530,18 @@ def cache(ctx, prune, clear):
     if there is not None and not there.is_dir():
         why = "it is not a folder" if there == root else f"`{there}` is a file, not a folder"
         raise UsageError(unusable(why) + ": point GRIDRULES_CACHE at a folder (or unset it)")
+    numba_folder = Path(os.environ.get("NUMBA_CACHE_DIR") or root / "numba")
+    own_numba = numba_folder.resolve() == (root / "numba").resolve()
     if not root.exists():  # (a report makes no folder: the first run that caches something does)
         click.echo(f"nothing to delete: {root} is not there" if prune or clear else
                    f"{root}: nothing cached yet (the folder is made by the first run that needs it)")
+        _numba_elsewhere(numba_folder, own_numba)
         ctx.exit(EXIT_OK)
     if (prune or clear) and not tagged(root):
         raise UsageError(f"`{root}` (GRIDRULES_CACHE) holds no {TAG}: gridrules did not make this folder, so "
                          "`cache --prune` and `--clear` delete nothing in it (is GRIDRULES_CACHE set to a folder of "
                          "yours? gridrules makes and tags its own when the folder is not there yet)")
     from .compiled import import_numba
-    numba_folder = Path(os.environ.get("NUMBA_CACHE_DIR") or root / "numba")
-    own_numba = numba_folder.resolve() == (root / "numba").resolve()
     problems: list[str] = []
     if clear:  # (only the folders gridrules makes: GRIDRULES_CACHE may name a folder that holds other things too)
         freed, files, problems = remove([root / name for name in PARTS if (root / name).exists()])
@@ -1563,9 +1570,7 @@ def cache(ctx, prune, clear):
             sizes = [size_of(p) for p in stale]
             click.echo(f"stale: {_size(sum(b for b, _ in sizes))} in {sum(f for _, f in sizes):,} files that this "
                        "gridrules will not read again (`gridrules cache --prune` deletes them)")
-    if not own_numba:
-        click.echo(f"numba's machine code is kept in {numba_folder} (NUMBA_CACHE_DIR), outside this cache: "
-                   "not counted nor deleted here")
+    _numba_elsewhere(numba_folder, own_numba)
     for problem in problems:
         _error(f"could not delete {problem}")
     ctx.exit(EXIT_USAGE if problems else EXIT_OK)

@@ -227,8 +227,10 @@ def test_a_relative_or_tilde_cache_setting_is_made_absolute(tmp_path, monkeypatc
     assert cache_dir() == tmp_path / "home" / "gr"
 
 
-def _cache_cli(root, *args):
-    env = dict(os.environ, GRIDRULES_CACHE=str(root))
+def _cache_cli(root, *args, env=None):
+    given = env or {}
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # (importing gridrules.compiled here
+    env.update(GRIDRULES_CACHE=str(root), **given)                         # set it to the default cache's)
     return subprocess.run([sys.executable, "-m", "gridrules", *args], capture_output=True, text=True, env=env)
 
 
@@ -251,6 +253,9 @@ def test_the_cache_report_makes_no_folder_and_a_file_in_its_way_is_an_error(tmp_
         r = _cache_cli(root, "cache", *args)
         assert (r.returncode, r.stdout, r.stderr) == (0, said, ""), args
     assert not (tmp_path / "a").exists()
+    numba = _cache_cli(root, "cache", env={"NUMBA_CACHE_DIR": str(tmp_path / "n")})  # (said even then)
+    assert numba.stdout.endswith(f"numba's machine code is kept in {tmp_path / 'n'} (NUMBA_CACHE_DIR), outside "
+                                 "this cache: not counted nor deleted here\n")
     (tmp_path / "f").write_text("mine\n")
     for args in ((), ("--clear",)):
         r = _cache_cli(tmp_path / "f" / "sub", "cache", *args)
