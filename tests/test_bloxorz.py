@@ -231,3 +231,22 @@ def test_bad_levels(text, message):
     with pytest.raises(LevelError) as err:
         instance("bloxorz", text)
     assert err.value.message == message
+
+
+@pytest.mark.parametrize("text, message, hint", [
+    # a switch-shaped row too long for the map, with map rows after it: the row is wrong, not the header
+    ("4 4\n+A++\nA T X ab\n+Y+Z\n++++\na 1\nb 0\n", "this map row is longer than the 4 columns the header gives",
+     None),
+    # a real last row whose switch no line describes, and which the map above does not hold: that switch's fault
+    ("3 7\n+A++Y+Z\n+++++++\nB T X a\nA T X a\na 1\n", "switch `B` is on the map but has no line describing it",
+     None),
+    # one map row, then a switch line the header counted; fields apart by tabs, as split() reads them
+    ("2 8\n+Y++A+Z+\nA\tT\tO\n", "the header says 2 rows, but this line, the map's row 2, reads like a switch line",
+     "the map has 1 row: make the header `1 8`"),
+])
+def test_a_switch_shaped_row_is_blamed_on_the_header_only_where_that_explains_the_map(tmp_path, text, message, hint):
+    level = tmp_path / "level.txt"
+    level.write_text(text)
+    with pytest.raises(LevelError) as err:
+        load("bloxorz", str(level))
+    assert (err.value.message, err.value.hint) == (message, hint)

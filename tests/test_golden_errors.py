@@ -86,6 +86,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "bloxorz_own_empty_map": (BLOXORZ, [], None),
     "bloxorz_own_bad_line": (BLOXORZ, [], None),
     "bloxorz_own_second_separator": (BLOXORZ, [], None),  # (once "switch `A` ... has no `switch A: ...` line")
+    "bloxorz_own_separator_after_facts": (BLOXORZ, [], None),  # (not "a second line `---`": it is the only one)
     "bloxorz_own_teleport_letter": (BLOXORZ, [], None),
     "bloxorz_own_teleport_line": (BLOXORZ, [], None),
     "bloxorz_own_teleport_outside": (BLOXORZ, [], None),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import LevelError, Source, Span
+from ..errors import LevelError, Source, Span, counted
 from . import _COUNT, count_value  # (defined before levels/__init__ imports this module, at its end)
 
 SWITCHES = "ABCDEFGHIJKLMNOPQRS"
@@ -63,10 +63,12 @@ def read_bloxorz_seed002(src: Source):
     for k, row in enumerate(map_lines):
         line = i + 2 + k
         row = row.rstrip("\r")
-        if _describes(row):  # (no map cell is a digit: the header counts more rows than the map has)
+        # (the header counts more rows than the map has, where the rest reads as split, bridge or switch lines: a
+        # split or bridge line is no map row, as no map cell is a digit; a switch line, too long to be one)
+        if _describes(row) and _all_describe(map_lines[k:]):
             raise _counted_too_many(src, n, m, map_lines, k, line, "is")
         if len(row.rstrip()) > m:
-            if _switch_line(row):
+            if _switch_line(row) and _all_describe(map_lines[k:]):
                 raise _counted_too_many(src, n, m, map_lines, k, line, "reads like")
             raise LevelError(f"this map row is longer than the {m} columns the header gives",
                              Span(src, line, m + 1, line, len(row) + 1))
@@ -130,7 +132,9 @@ def read_bloxorz_seed002(src: Source):
             tail = len(map_lines)
             while tail > 0 and _switch_line(map_lines[tail - 1]):
                 tail -= 1
-            if any(row.strip()[0] not in seen for row in map_lines[tail:]):  # (their own letters undescribed)
+            above = {ch for row in tokens[:tail] for ch in row}
+            # (such a row's own switch undescribed, though the map above holds it: its line, read as a row)
+            if any(row.strip()[0] not in seen and row.strip()[0] in above for row in map_lines[tail:]):
                 raise _counted_too_many(src, n, m, map_lines, tail, i + 2 + tail, "reads like")
             kind = "split" if ch in SPLITS else "switch" if ch in SWITCHES else "bridge"
             r = next(r for r, row in enumerate(tokens) if ch in row)
@@ -151,7 +155,7 @@ def _describes(row: str) -> bool:
             and all(p.isdigit() for p in parts[1:]))
 
 
-_SWITCH_LINE = re.compile(r"\s*[A-S] +[TFN] +[XO]( +[a-z+\-^]+)*\s*")
+_SWITCH_LINE = re.compile(r"\s*[A-S]\s+[TFN]\s+[XO](\s+[a-z+\-^]+)*\s*")
 
 
 def _switch_line(row: str) -> bool:
@@ -159,6 +163,11 @@ def _switch_line(row: str) -> bool:
     taken for a switch line only where the map would otherwise be wrong: its row too long, or a letter of the
     map left undescribed."""
     return _SWITCH_LINE.fullmatch(row.rstrip("\r")) is not None
+
+
+def _all_describe(rows: list) -> bool:
+    """Whether every one of these lines reads as a split, bridge or switch line."""
+    return all(_describes(r.rstrip("\r")) or _switch_line(r) for r in rows)
 
 
 def _counted_too_many(src, n: int, m: int, map_lines: list, k: int, line: int, how: str) -> LevelError:
@@ -170,7 +179,7 @@ def _counted_too_many(src, n: int, m: int, map_lines: list, k: int, line: int, h
     col = row.index(text[0]) + 1
     return LevelError(f"the header says {n} rows, but this line, the map's row {k + 1}, {how} a {kind} line",
                       Span(src, line, col, line, col + len(text)),
-                      f"the map has {k} rows: make the header `{k} {m}`" if k else None)
+                      f"the map has {counted(k, 'row')}: make the header `{k} {m}`" if k else None)
 
 
 # ---- gridrules' own Bloxorz format -------------------------------------------------------------
@@ -181,6 +190,12 @@ def _counted_too_many(src, n: int, m: int, map_lines: list, k: int, line: int, h
 # Blank lines and `#` comments are allowed after the map.
 _OWN_LINE = re.compile(r"^(teleport|switch|bridge)\s+(\S+)\s*(soft|heavy)?\s*:\s*(.*)$")
 _OPS = ("toggle", "open", "close")
+
+
+def _no_separator(src, lines: list, fact: int) -> LevelError:
+    """The map runs into its facts (the first on line fact + 1) without a line `---` between them."""
+    return LevelError("expected a line `---` after the map", Span(src, fact + 1, 1, fact + 1, len(lines[fact]) + 1),
+                      "put `---` on a line of its own between the map and its teleport/switch/bridge lines")
 
 
 def sniff_bloxorz(text: str) -> bool:
@@ -206,12 +221,13 @@ def read_bloxorz(src: Source):
     except ValueError:
         fact = next((i for i, ln in enumerate(lines) if _OWN_LINE.match(ln.strip())), None)
         if fact is not None:  # the facts are there: `---` is missing before the first one
-            raise LevelError("expected a line `---` after the map", Span(src, fact + 1, 1, fact + 1, len(lines[fact]) + 1),
-                             "put `---` on a line of its own between the map and its teleport/switch/bridge lines") from None
+            raise _no_separator(src, lines, fact) from None
         end = max((i for i, ln in enumerate(lines) if ln.strip()), default=0)  # after the last non-blank line
         raise LevelError("expected a line `---` after the map", Span(src, end + 1, len(lines[end]) + 1, end + 1,
                                                                      len(lines[end]) + 2)) from None
     fact = next((i for i in range(sep) if _OWN_LINE.match(lines[i].strip())), None)
+    if fact is not None and not any(lines[i].strip() == "---" for i in range(fact)):  # (none between map and facts)
+        raise _no_separator(src, lines, fact)
     if fact is not None:  # (a fact line before the last `---`: a second `---` follows the facts)
         extra = next(i for i in range(fact + 1, sep + 1) if lines[i].strip() == "---")
         col = lines[extra].index("-") + 1
