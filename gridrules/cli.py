@@ -1103,7 +1103,8 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
 @click.option("--case", "case", type=_Count(1), default=None, metavar="N",
               help="Show only the N-th level of the file (1-based).")
 @click.option("--solution", "-s", default=None, metavar="MOVES",
-              help="Moves to replay, separated by blanks (e.g. \"R R U\"); the board is printed after each.")
+              help="Moves to replay, separated by blanks (e.g. \"R R U\"); the board is printed after each. "
+                   "In a file of several levels, pick one with --case.")
 @click.option("--solve", "do_solve", is_flag=True, help="Solve the level(s), then replay the solution.")
 @click.option("--trace", is_flag=True,
               help="With --solution or --solve: before the board after each move, the board after each step of "
@@ -1195,7 +1196,8 @@ def _cells_text(path) -> str:
 @click.option("--case", "case", type=_Count(1), default=None, metavar="N",
               help="Only the N-th level of the file (1-based).")
 @click.option("--after", default=None, metavar="MOVES",
-              help="Play these moves first (separated by blanks), then list the moves of the state reached.")
+              help="Play these moves first (separated by blanks), then list the moves of the state reached. In a "
+                   "file of several levels, pick one with --case.")
 @click.option("--hint", is_flag=True, help="Only the first legal move.")
 @click.option("--count", "count_only", is_flag=True, help="Only how many legal moves there are.")
 @click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", show_default=True,

@@ -105,19 +105,29 @@ def instance_count(action: ir.ActionInfo, sizes: list[int]) -> int:
     else:
         count = math.prod(sizes)
     if count > MAX_MOVES:
-        names = [name for name, _ in action.proc.params]
+        names = [_shown_param(name, dom) for name, dom in action.proc.params]
         if len(names) == 1:
-            values = f"its parameter `{names[0]}` takes {sizes[0]:,} values"
+            values = f"its parameter {names[0]} takes {sizes[0]:,} values"
         elif len(set(sizes)) == 1:
-            values = f"its parameters {', '.join(f'`{n}`' for n in names)} take {sizes[0]:,} values each"
+            values = f"its parameters {', '.join(names)} take {sizes[0]:,} values each"
         else:
-            values = "its parameters take " + ", ".join(f"`{n}` {k:,}" for n, k in zip(names, sizes)) + " values"
+            values = "its parameters take " + ", ".join(f"{n} {k:,}" for n, k in zip(names, sizes)) + " values"
         if action.unordered:
             values += ", unordered"
         raise UsageError(f"action `{action.name}` has {count:,} parameter combinations on this level ({values}), "
                          f"more than the {MAX_MOVES:,} moves a level may list; `gridrules query` asks about single "
                          "moves without listing them all")
     return count
+
+
+def _shown_param(name: str, dom: ir.Domain) -> str:
+    """`c`, with its range as the rules write it where it is one (`c` in `0..colours-1`): a message about its
+    values then shows which parameter of the level sets them."""
+    lo, hi = getattr(dom.lo, "span", None), getattr(dom.hi, "span", None)
+    if lo is None or hi is None or lo.line != hi.line or hi.end_line != hi.line:
+        return f"`{name}`"
+    text = lo.source.line_text(lo.line)[lo.col - 1: hi.end_col - 1]
+    return f"`{name}` in `{text}`" if ".." in text else f"`{name}`"
 
 
 def action_instances(inst: Instance, c: Compiler) -> list[tuple[str, int, tuple]]:

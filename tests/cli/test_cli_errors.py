@@ -456,3 +456,12 @@ def test_a_symbolic_link_to_nothing_is_named_as_such(run, tmp_path, monkeypatch)
         assert r.code == 2 and r.out == ""
         assert r.err == (f"error: {what} `{args[-1]}` is a symbolic link to nothing that can be read (a file not "
                          "there, or a loop of links)\n"), args
+
+
+def test_too_many_moves_shows_the_range_a_parameter_widened(run):
+    """(the message named the action's parameter `c` alone, never the `colours` that --param had made huge)"""
+    r = run("moves", "floodit", "hdu4127-sample.txt", "-p", "colours=2000000")
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: action `flood` has 2,000,000 parameter combinations on this level (its parameter `c` in "
+                     "`0..colours-1` takes 2,000,000 values), more than the 1,000,000 moves a level may list; "
+                     "`gridrules query` asks about single moves without listing them all\n")
