@@ -259,8 +259,9 @@ level grid:
     with pytest.raises(UsageError) as err:
         instance_from_rules(many.replace("5000", str(2**62 - 1)), ".")
     assert str(err.value) == (f"action `go` has {(2**62) ** 2:,} parameter combinations on this level (its "
-                              f"parameters `a`, `b` take {2**62:,} values each), more than the 1,000,000 moves a "
-                              "level may list; `gridrules query` asks about single moves without listing them all")
+                              f"parameters `a` in `0..k`, `b` in `0..k` take {2**62:,} values each), more than the "
+                              "1,000,000 moves a level may list; `gridrules query` asks about single moves without "
+                              "listing them all")
     # an action switched off for the level (a `when` of its parameters alone that is false) has no moves to count,
     # in either backend: Flood-It's `flood_at`, `when free`, refused boards over ~408x408 in plain Flood-It
     switched = many.replace("param k: int = 5000", "param k: int = 5000\nparam on: bool = false").replace(
