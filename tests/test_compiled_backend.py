@@ -1715,3 +1715,38 @@ def test_extension_code_inlines_what_expand_calls_for_each_move():
     assert inline(module(("def_big", big), *many)) == {f"act_{k}" for k in range(4)}  # (3 copies of 150 lines)
     assert "def_big" in inline(module(("def_big", big), *many[:3]))
     assert codegen.inlined(module(("act_0", leaf))).count('inline="always"') == 1
+
+
+ENDLESS = """game loop "Endless chain"
+global k: 0..2
+particle ball:
+    timing: unit
+    stop: true
+    hit: bounce
+def bounce(c: cell, n: int):
+    emit ball(c)
+action go() "go":
+    emit ball((0, 0))
+goal: k == 2
+level grid:
+    '.' : pass
+"""
+
+
+def test_a_chain_reaction_past_its_limit_is_the_same_error_wherever_the_moves_are_listed():
+    """The compiled backend's moves listed from Python (the anytime search, `query`, the Python searches) ran
+    the move again after a fault, on the scratch the stopped chain had left: the chain then ended at once, the
+    move came out legal, and `solve -a anytime` said `unsolvable (proven)`. Every listing now raises the
+    fault, as the native searches and the reference do."""
+    inst = instance_from_rules(ENDLESS, "..\n..\n")
+    message = "this chain reaction moved particles 1,000,000 times; does it ever end?"
+    for backend in ("reference", "compiled"):
+        s = system(inst, backend)
+        for attempt in range(2):  # (and again: nothing of the first is left to end it early)
+            with pytest.raises(RuleRuntimeError) as err:
+                s.successors(s.initial())
+            assert (err.value.message, err.value.span.line) == (message, 10), (backend, attempt)
+        with pytest.raises(RuleRuntimeError):
+            s.legal_moves(s.initial())
+        with pytest.raises(RuleRuntimeError):
+            solve(s, "anytime", Budget(time_limit=5))

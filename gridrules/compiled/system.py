@@ -358,7 +358,9 @@ class CompiledSystem:
         try:
             return fn(*args)
         except ValueError as err:
-            raise self._rule_error(err) from None
+            fault = self._rule_error(err)
+            self._clear_chain()
+            raise fault from None
 
     def _rule_error(self, err: ValueError) -> Exception:
         """What a ValueError raised in native code means: a fault of the rules (the generated code raises
@@ -383,9 +385,8 @@ class CompiledSystem:
         ab = self.work[5]
         rows = int(ab[QUEUE + 3])
         ab.resize(int(ab[QUEUE + 2]) + _flight(2 * rows), refcheck=False)  # (zero-filled; no view of ab is kept)
-        ab[QUEUE], ab[QUEUE + 3] = 0, 2 * rows
-        made = _chain_scratch(self.inst.rows * self.inst.cols, len(self.inst.game.particles))
-        ab[QUEUED: QUEUE + len(made)] = 0  # (the queue, and the stop counts: zero between chains)
+        ab[QUEUE + 3] = 2 * rows
+        self._clear_chain()  # (the queue, and the stop counts: zero between chains)
         self._described = None  # (ab's address moved: _desc describes it afresh)
 
     @property
@@ -403,11 +404,28 @@ class CompiledSystem:
         try:
             return (self._expand or self._entry_point("expand"))(self._desc)
         except ValueError as err:
-            err = self._rule_error(err)
-            if not isinstance(err, OutOfRoom):
-                raise err from None
+            return self._after(err)
+
+    def _after(self, err: ValueError) -> int:
+        """_expanded after expand_at raised `err`: a fault of the rules is raised at once (expanding the state
+        again would run on what the failed move left behind: a chain reaction stopped at its limit left its
+        scratch full, and ran short the second time, as if it had ended); a chain reaction that outgrew the
+        room for particles gets more, and the state is expanded again."""
+        fault = self._rule_error(err)
+        if not isinstance(fault, OutOfRoom):
+            self._clear_chain()
+            raise fault from None
         self.more_particle_room()
         return self._expanded()
+
+    def _clear_chain(self) -> None:
+        """Empty what a chain reaction stopped by a fault left in `ab` (its queue, its stop counts): the next chain
+        reads them as empty (left, they lost its hits: it ended short, as if the stopped one had ended)."""
+        if self.inst.game.particles:
+            ab = self.work[5]
+            made = _chain_scratch(self.inst.rows * self.inst.cols, len(self.inst.game.particles))
+            ab[QUEUE] = 0
+            ab[QUEUED: QUEUE + len(made)] = 0
 
     def _put(self, state) -> None:
         """The state into S, where the entry points read it (one word through a memoryview: ~7x faster than
@@ -434,8 +452,8 @@ class CompiledSystem:
             self._pack(*state)
         try:
             n = (self._expand or self._entry_point("expand"))(self._desc)
-        except ValueError:
-            n = self._expanded()  # (a fault of the rules, or a chain reaction that needs more room)
+        except ValueError as err:
+            n = self._after(err)  # (a fault of the rules, or a chain reaction that needs more room)
         # (zip takes each row's parts in turn: the move's number, the state's words, the cost)
         listed = iter((self._unpack[n] or self._unpacker(n))(self._list_bytes))
         words = self._words
