@@ -123,6 +123,7 @@ LEVEL_CASES: dict[str, tuple[str, list[str], str | None]] = {
     "roller_no_exit": (OWN + "roller.grl", [], None),
     "roller_start_at_edge": (OWN + "roller_beside.grl", [], None),
     "hdu1175_ends_early": (LIANLIANKAN, [], "hdu1175"),
+    "hdu1175_query_count_too_large": (LIANLIANKAN, [], None),  # (once at the last query's `4`: "needs 4 numbers")
     "hdu1175_data_after_end": (LIANLIANKAN, [], None),
     "hdu1175_zero_size": (LIANLIANKAN, [], "hdu1175"),
     "hdu1175_negative_query_count": (LIANLIANKAN, [], "hdu1175"),
