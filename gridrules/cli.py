@@ -15,7 +15,7 @@ Exit codes (the contract scripts rely on):
     130  interrupted (Ctrl-C); the best solution found so far is printed
 
 With several levels in one file every level gets its result and the exit code is the worst of them,
-in the order 0 < 1 < 3 < 130 < 4.
+in the order 0 < 1 < 2 < 3 < 130 < 4.
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ import click
 # search on a small machine; gridrules does no linear algebra (set before numpy is first imported)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .errors import Diagnostic, ErrorList, GridrulesError, LevelError, RuleRuntimeError, UsageError, counted
+from .errors import (Diagnostic, ErrorList, GridrulesError, LevelError, RuleError, RuleRuntimeError, UsageError,
+                     counted)
 
 if TYPE_CHECKING:
     from . import ir
@@ -517,7 +518,7 @@ class _Progress:
 
     def text(self, stats) -> str:
         rate = stats.expanded / stats.seconds if stats.seconds > 0 else 0.0
-        return (f"{self.label}{self.algorithm}: {stats.expanded:,} states expanded, {self.bound_word} "
+        return (f"{self.label}{self.algorithm}: {_states(stats.expanded)} expanded, {self.bound_word} "
                 f"{stats.depth}, {rate:,.0f} states/s, {stats.seconds:.1f} s")
 
     def __call__(self, stats) -> None:
@@ -633,7 +634,7 @@ def solve_instance(inst, index: int, count: int, algorithm: str | None, heuristi
     if reporter.shown:
         s = sol.stats
         rate = s.expanded / s.seconds if s.seconds > 0 else 0.0
-        _stderr_console().print(f"[dim]{label}{algo}: {s.expanded:,} states expanded in {s.seconds:.1f} s "
+        _stderr_console().print(f"[dim]{label}{algo}: {_states(s.expanded)} expanded in {s.seconds:.1f} s "
                                 f"({rate:,.0f}/s)[/dim]")
     ok, problem = verify(system, sol) if sol.moves is not None else (False, None)
     code = {SOLVED: EXIT_OK, UNSOLVABLE: EXIT_UNSOLVABLE, BUDGET_EXHAUSTED: EXIT_BUDGET,
@@ -673,7 +674,7 @@ def describe(out: Outcome) -> str:
         return "unsolvable (proven: no solution" + (f" within the limit of {limit})" if limit is not None else
                                                     " exists)")
     what = {BUDGET_EXHAUSTED: "budget exhausted", INTERRUPTED: "interrupted"}.get(sol.status, sol.status)
-    where = f"{what} after {st.expanded:,} states expanded in {st.seconds:.2f} s"
+    where = f"{what} after {_states(st.expanded)} expanded in {st.seconds:.2f} s"
     # what the search proved before it stopped (an admissible search: see Solution.bound)
     proved = f"; proven: every solution costs at least {sol.bound}" if sol.bound else ""
     if sol.moves is not None:
@@ -742,6 +743,11 @@ def _internal_problem(out: Outcome) -> None:
     click.echo("This is a bug in gridrules; please report it with the command you ran and its files.", err=True)
 
 
+def _states(n: int) -> str:
+    """`1 state`, `2,048 states`."""
+    return f"{n:,} state" + ("" if n == 1 else "s")
+
+
 def _verbose_stats(out: Outcome, count: int) -> None:
     s = out.solution.stats
     rate = s.expanded / s.seconds if s.seconds > 0 else 0.0
@@ -749,7 +755,7 @@ def _verbose_stats(out: Outcome, count: int) -> None:
     h = f", heuristic {out.heuristic}" if out.heuristic else ""
     dead = f", {s.dead:,} deadlocked" if s.dead else ""
     click.echo(f"{label}{out.algorithm}{h}: {s.expanded:,} expanded, {s.generated:,} generated, "
-               f"{s.duplicates:,} duplicates{dead}, peak {s.peak_states:,} states, {s.seconds:.3f} s "
+               f"{s.duplicates:,} duplicates{dead}, peak {_states(s.peak_states)}, {s.seconds:.3f} s "
                f"({rate:,.0f}/s)", err=True)
 
 
@@ -783,7 +789,8 @@ def solve(ctx, ruleset, level, algorithm, heuristic, time_limit, max_states, out
 
     A level of several that is wrong (its text, or a rule failing on it) is reported in its place
     (`case 2: error at FILE:LINE:COL`, the error on stderr; status `error` and its first line as `error` in
-    JSON) and the others are still solved; the exit code is then 2.
+    JSON) and the others are still solved; the exit code is then 2, or 3 or 130 where another level's search
+    was stopped (the worst of the levels' results: 0 < 1 < 2 < 3 < 130 < 4).
     """
     loaded = _load(ruleset, level, params, level_format)
     if heuristic is not None and algorithm is not None and not _algorithms()[algorithm].uses_heuristic:
@@ -1354,6 +1361,10 @@ def validate(ctx, files, levels, params, level_format):
         except GridrulesError as err:
             _report(err)
             codes.append(err.exit_code)
+            if (isinstance(err, (RuleError, ErrorList)) and Path(name).suffix not in api.RULE_SUFFIXES
+                    and levels == () and len(files) > 1):  # (`validate RULES LEVEL`: the level read as rules)
+                _say(f"  hint: `{name}` was read as a rule file; a level file is checked with --level: "
+                     f"`gridrules validate {files[0]} --level {name}`")
             continue
         for w in warnings:
             click.echo(w.render(), err=True)

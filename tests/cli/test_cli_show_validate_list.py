@@ -354,3 +354,12 @@ def test_moves_of_one_level_need_its_case_in_a_file_of_several(run):
                          "is for with --case N\n")
     r = run("moves", "floodit", SAMPLE, "--after", "1", "--case", "2")
     assert (r.code, r.out) == (0, "case 2: 1 legal move\n  2\n")
+
+
+def test_validate_given_a_level_file_as_a_rule_file_says_to_use_level(run):
+    """`validate RULES LEVEL` reads LEVEL as rules: its parse error gets a hint to give it with --level."""
+    level = SAMPLE
+    r = run("validate", "floodit", level)
+    assert r.code == 2 and r.out == "floodit: ok\n"
+    assert r.err.endswith(f"  hint: `{level}` was read as a rule file; a level file is checked with --level: "
+                          f"`gridrules validate floodit --level {level}`\n")
