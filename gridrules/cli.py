@@ -1084,8 +1084,8 @@ def _replay(system, renderer, inst, words: list[str], trace: bool = False, typed
             click.echo(f"  path {_cells_text(way)}:")
             click.echo(renderer.path_of(system.inst.values(before), way), color=renderer.color)
         drawn = None
-        for n, (_, flying, values) in enumerate(steps, 1):
-            click.echo(f"  chain step {n}/{len(steps)}: {counted(len(flying), 'particle')} flying")
+        for n, (time, flying, values) in enumerate(steps, 1):  # (the steps where particles arrive: their times)
+            click.echo(f"  chain step {n}/{len(steps)} (time {time}): {counted(len(flying), 'particle')} flying")
             drawn = renderer.board_of(values, flying)
             click.echo(drawn, color=renderer.color)
         after = renderer.board(state)

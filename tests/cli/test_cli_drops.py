@@ -31,18 +31,18 @@ def test_show_trace_draws_each_step_of_the_chain(run, write):
     # left crosses both empty cells and leaves.
     assert r.out.split("\n\n")[1].splitlines() == [
         "move 1/2: 1,1",
-        "  chain step 1/2: 1 particle flying",
+        "  chain step 1/2 (time 1): 1 particle flying",
         "0 > 3",
-        "  chain step 2/2: 0 particles flying",
+        "  chain step 2/2 (time 3): 0 particles flying",
         "0 0 4",
     ]
     assert r.out.split("\n\n")[2].splitlines() == [
         "move 2/2: 1,3",
-        "  chain step 1/3: 1 particle flying",
+        "  chain step 1/3 (time 1): 1 particle flying",
         "0 < 0",
-        "  chain step 2/3: 1 particle flying",
+        "  chain step 2/3 (time 3): 1 particle flying",
         "< 0 0",
-        "  chain step 3/3: 0 particles flying",
+        "  chain step 3/3 (time 5): 0 particles flying",
         "0 0 0",
     ]
     assert "goal reached after 2 moves" in r.out
