@@ -132,7 +132,7 @@ def read_bloxorz_seed002(src: Source):
             tail = len(map_lines)
             while tail > 0 and _switch_line(map_lines[tail - 1]):
                 tail -= 1
-            above = {ch for row in tokens[:tail] for ch in row}
+            above = {cell for row in tokens[:tail] for cell in row}
             # (such a row's own switch undescribed, though the map above holds it: its line, read as a row)
             if any(row.strip()[0] not in seen and row.strip()[0] in above for row in map_lines[tail:]):
                 raise _counted_too_many(src, n, m, map_lines, tail, i + 2 + tail, "reads like")
