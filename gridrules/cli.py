@@ -1372,8 +1372,17 @@ def validate(ctx, files, levels, params, level_format):
             overrides = api.parse_params(game, list(params))
             if level_format is not None:
                 api.detect_format(game, "", level_format)
+            if overrides and not levels:  # (with a level, its set-up checks them: once)
+                from .check import emptied_by
+
+                problem = emptied_by(game, overrides)
+                if problem is not None:
+                    raise problem
         except GridrulesError as err:
-            _error(f"{name}: {err.render()}")
+            if _located(err):  # (a domain of the rules that the values empty: where it is written)
+                _report(err)
+            else:
+                _error(f"{name}: {err.render()}")
             codes.append(err.exit_code)
             continue
         click.echo(f"{name}: ok" + (f" ({counted(len(warnings), 'warning')})" if warnings else ""))

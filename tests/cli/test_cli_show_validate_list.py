@@ -363,3 +363,25 @@ def test_validate_given_a_level_file_as_a_rule_file_says_to_use_level(run):
     assert r.code == 2 and r.out == "floodit: ok\n"
     assert r.err.endswith(f"  hint: `{level}` was read as a rule file; a level file is checked with --level: "
                           f"`gridrules validate floodit --level {level}`\n")
+
+
+def test_validate_finds_what_parameter_values_break_before_any_level(run, write):
+    """Without --level, `validate -p` said ok to values every level would refuse: a domain they leave empty
+    (Flood-It's `colour: 0..colours-1` with colours=0) or a value outside its parameter's range. Only what
+    depends on the parameters alone is worked out (the board's size needs a level), and a level's set-up says
+    it once where there is one."""
+    from gridrules.check import emptied_by
+
+    r = run("validate", "floodit", "-p", "colours=0")
+    assert r.code == 2 and r.out == ""
+    assert r.err.startswith(f"{ROOT / 'rulesets/floodit/floodit.grl'}:12:15: layer `colour` has an empty domain "
+                            "0..-1 with these parameters\n")
+    assert run("validate", "floodit", "-p", "colours=4").code == 0
+    rules = write("k.grl", "game x\nparam k: 2..9 = 3\nlayer a: bool\naction f(p: cell):\n    a[p] = not a[p]\n"
+                           "goal: empty(cells where a)\nlevel grid:\n    '.' : pass\n")
+    r = run("validate", rules, "-p", "k=12")
+    assert (r.code, r.out, r.err) == (2, "", f"error: {rules}: parameter `k` must be in 2..9, not 12\n")
+    for name, info in bundled().items():  # (every bundled ruleset's own defaults, given: nothing to find)
+        game = api.load_rules(name)
+        defaults = {p.name: p.default.value for p in game.params if hasattr(p.default, "value")}
+        assert emptied_by(game, defaults) is None, name
