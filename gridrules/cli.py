@@ -1348,6 +1348,8 @@ def validate(ctx, files, levels, params, level_format):
     """Check rule files (and optionally level files): `FILE: ok`, or the errors as file:line:col.
 
     FILE may also be a bundled ruleset's name. Exit 0 when everything is valid, 2 when any file has errors.
+    --param values are checked against each rule file as `solve` checks them: without --level, as far as the
+    parameters alone decide (a domain that uses the board's size needs a level).
     """
     from . import api
     from .instance import instantiate
