@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from . import ast as A
 from . import ir
-from .errors import ErrorList, GridrulesError, RuleError, Span, UsageError, did_you_mean
+from .errors import ErrorList, RuleError, Span, did_you_mean
 from .ir import BOOL, CELL, DIR, DIRS, INT, RANGE, SET, VOID, Ty
 
 ERR = Ty("error")  # the type of an expression that already produced an error: matches anything
@@ -43,7 +43,7 @@ def _int_const(x) -> bool:
     return isinstance(x, ir.Const) and x.ty == INT and isinstance(x.value, int)
 
 
-def _folded(x, params: dict | None = None) -> int | None:
+def folded(x, params: dict | None = None) -> int | None:
     """The value of an int expression of constants alone (`2 - 2`, `-(3 * 4) / 5`), as the rules compute it (`/`
     rounds down, `%` takes the divisor's sign), or also of the parameters' values in `params`; None for anything
     that reads another parameter or the board, or that divides by zero (an error the level's set-up reports where
@@ -54,43 +54,15 @@ def _folded(x, params: dict | None = None) -> int | None:
         v = params.get(x.name)
         return v if isinstance(v, int) and not isinstance(v, bool) else None
     if isinstance(x, ir.Unary) and x.op == "neg":
-        v = _folded(x.operand, params)
+        v = folded(x.operand, params)
         return None if v is None else -v
     if isinstance(x, ir.BinOp) and x.op in ("+", "-", "*", "/", "%") and x.ty == INT:
-        a, b = _folded(x.left, params), _folded(x.right, params)
+        a, b = folded(x.left, params), folded(x.right, params)
         if a is None or b is None or (x.op in ("/", "%") and b == 0):
             return None
         if x.op in ("/", "%"):
             return a // b if x.op == "/" else a % b
         return a + b if x.op == "+" else a - b if x.op == "-" else a * b
-    return None
-
-
-def emptied_by(game: ir.Game, given: dict) -> GridrulesError | None:
-    """What parameter values given without a level (`validate -p`) are found to break before any level loads,
-    as a level's set-up would find it: a value outside its parameter's domain, or an int domain of a layer or
-    global left empty (`layer colour: 0..colours-1` with colours=0). Only domains of the parameters alone are
-    worked out: the board's size needs a level."""
-    values: dict = {}
-
-    def bounds(d: ir.Domain):
-        if d.ty != INT or d.lo is None:
-            return None, None
-        return _folded(d.lo, values), _folded(d.hi, values)
-
-    for p in game.params:
-        lo, hi = bounds(p.domain)
-        value = given[p.name] if p.name in given else _folded(p.default, values)
-        if p.name in given and None not in (lo, hi) and isinstance(value, int) and not lo <= value <= hi:
-            return UsageError(f"parameter `{p.name}` must be in {lo}..{hi}, not {value}")
-        values[p.name] = value
-    for what, info in [("layer", x) for x in game.layers] + [("global", x) for x in game.globals]:
-        lo, hi = bounds(info.domain)
-        if None not in (lo, hi) and lo > hi:
-            a, b = info.domain.lo.span, info.domain.hi.span
-            span = Span(a.source, a.line, a.col, b.end_line, b.end_col) if a and b and a.line == b.line else a
-            return RuleError(f"{what} `{info.name}` has an empty domain {lo}..{hi} with these parameters", span,
-                             "check the parameters it depends on")
     return None
 
 
@@ -336,7 +308,7 @@ class Checker:
         if isinstance(t, A.TRange):
             lo = self.const_expr(t.lo, "a range bound")
             hi = self.const_expr(t.hi, "a range bound")
-            a, b = _folded(lo), _folded(hi)
+            a, b = folded(lo), folded(hi)
             if a is not None and b is not None and a > b:
                 self.error(f"empty range {a}..{b}", t)
             return ir.Domain(INT, lo, hi)
@@ -1046,7 +1018,7 @@ class Checker:
     def _const_in_domain(self, value, dom, node, what):
         if dom.ty != INT or dom.lo is None:
             return
-        x, lo, hi = _folded(value), _folded(dom.lo), _folded(dom.hi)
+        x, lo, hi = folded(value), folded(dom.lo), folded(dom.hi)
         if None not in (x, lo, hi) and lo <= hi and not lo <= x <= hi:
             self.error(f"value {x} is outside {what}'s domain {lo}..{hi}", node)
 
@@ -1138,7 +1110,7 @@ class Checker:
                 continue
             dims = tuple(self.const_expr(x, "an array size") for x in g.dims)
             for size, node in zip(dims, g.dims):  # (a size that depends on parameters is checked per level)
-                value = _folded(size)
+                value = folded(size)
                 if value is not None and value < 1:
                     self.error(f"an array size must be at least 1, not {value}", node)
             default = None
@@ -1281,7 +1253,7 @@ class Checker:
             cost = self.expr(d.cost, csc)
             if not _same(cost.ty, INT):
                 self.error(f"a cost must be an int, not {cost.ty}", d.cost)
-            elif (k := _folded(cost)) is not None and k < 0:
+            elif (k := folded(cost)) is not None and k < 0:
                 self.error(f"a cost cannot be negative ({k})", d.cost)
         if d.notation is not None:
             names = {p for p, _ in params}

@@ -1375,9 +1375,9 @@ def validate(ctx, files, levels, params, level_format):
             if level_format is not None:
                 api.detect_format(game, "", level_format)
             if overrides and not levels:  # (with a level, its set-up checks them: once)
-                from .check import emptied_by
+                from .instance import parameters_break
 
-                problem = emptied_by(game, overrides)
+                problem = parameters_break(game, overrides)
                 if problem is not None:
                     raise problem
         except GridrulesError as err:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from . import ir
-from .errors import LevelError, RuleError, RuleRuntimeError, Span, UsageError, shown_char
+from .errors import GridrulesError, LevelError, RuleError, RuleRuntimeError, Span, UsageError, shown_char
 from .layout import Layout
 from .levels import INTEGER, MAX_ELEMENTS, RawLevel, check_size
 
@@ -472,10 +472,7 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
                 raise RuleError(f"{what} has a domain of {hi - lo + 1} values, more than this engine stores "
                                 f"(at most 2^62)", getattr(d.lo, "span", None))
             if lo > hi:
-                a, b = getattr(d.lo, "span", None), getattr(d.hi, "span", None)
-                span = Span(a.source, a.line, a.col, b.end_line, b.end_col) if a and b and a.line == b.line else a
-                raise RuleError(f"{what} has an empty domain {lo}..{hi} for this level", span,
-                                "check the parameters it depends on")
+                raise _empty_domain(what, d, lo, hi, "for this level")
             return Dom("int", lo, hi)
         if ty == ir.BOOL:
             return Dom("bool")
@@ -500,7 +497,7 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
             value = const_value(p.default)
         dom = doms[p.name]
         if dom.kind == "int" and not dom.lo <= value <= dom.hi:
-            raise UsageError(f"parameter `{p.name}` must be in {dom.lo}..{dom.hi}, not {value}")
+            raise _outside_range(p.name, dom.lo, dom.hi, value)
         if dom.kind == "cell" and not board.on(value):
             raise _OffBoard(f"parameter `{p.name}` = {value[0] + 1},{value[1] + 1} is outside this level's "
                             f"{rows}x{cols} board", p.name, p.name in given)
@@ -567,6 +564,44 @@ def _make_setup(game: ir.Game, rows: int, cols: int, fmt: ir.LevelFormat, overri
                   frozenset(l.name for l in game.layers), tuple(x.name for x in (*game.layers, *game.globals) if x.name not in written),
                   tuple(n for n, _ in dynamic_layers) + tuple(n for n, _, _ in dynamic_scalars),
                   Layout.build(rows * cols, dynamic_layers, dynamic_scalars), limit, too_many)
+
+
+def _empty_domain(what: str, d: ir.Domain, lo: int, hi: int, where: str) -> RuleError:
+    """`layer `colour` has an empty domain 0..-1 for this level`, at the range as the rules write it."""
+    a, b = getattr(d.lo, "span", None), getattr(d.hi, "span", None)
+    span = Span(a.source, a.line, a.col, b.end_line, b.end_col) if a and b and a.line == b.line else a
+    return RuleError(f"{what} has an empty domain {lo}..{hi} {where}", span, "check the parameters it depends on")
+
+
+def _outside_range(name: str, lo: int, hi: int, value) -> UsageError:
+    return UsageError(f"parameter `{name}` must be in {lo}..{hi}, not {value}")
+
+
+def parameters_break(game: ir.Game, given: dict) -> GridrulesError | None:
+    """What parameter values given without a level (`validate -p`) break before any level loads, as a level's
+    set-up (_make_setup) would find it: a value outside its parameter's range, or an int domain of a layer or
+    global left empty (`layer colour: 0..colours-1` with colours=0). Only domains of the parameters alone are
+    worked out (check.folded): the board's size needs a level."""
+    from .check import folded
+
+    values: dict = {}
+
+    def bounds(d: ir.Domain):
+        if d.ty != ir.INT or d.lo is None:
+            return None, None
+        return folded(d.lo, values), folded(d.hi, values)
+
+    for p in game.params:
+        lo, hi = bounds(p.domain)
+        value = given[p.name] if p.name in given else folded(p.default, values)
+        if p.name in given and None not in (lo, hi) and isinstance(value, int) and not lo <= value <= hi:
+            return _outside_range(p.name, lo, hi, value)
+        values[p.name] = value
+    for what, info in [("layer", x) for x in game.layers] + [("global", x) for x in game.globals]:
+        lo, hi = bounds(info.domain)
+        if None not in (lo, hi) and lo > hi:
+            return _empty_domain(f"{what} `{info.name}`", info.domain, lo, hi, "with these parameters")
+    return None
 
 
 def _written(game: ir.Game, const_value) -> set[str]:

@@ -49,6 +49,7 @@ def import_numba() -> None:
         finally:
             del sys.modules["scipy"]
     _load_cached_code_first()
+    _damaged_indexes_dropped()
     _patched.append(True)
 
 
@@ -99,28 +100,36 @@ def _load_cached_code_first() -> None:
         if not module.startswith(("gridrules.", "gridrules_gen_")):
             return usual(self, sig, target_context)
         rtsys.initialize(target_context)
-        _drop_damaged_index(self)
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
 
     cache.load_overload = load_overload
 
 
-def _drop_damaged_index(cache) -> None:
-    """A numba cache's index file that cannot be read (a write cut short, a full disk): numba fails on it at every
-    load and every save, so every run would fail, until the cache was cleared. It goes: the load is then a miss,
-    and the code is compiled and its index written afresh. Only reading the index is guarded: any other failure
-    of a load is numba's or ours, and is reported as it was."""
-    file = getattr(cache, "_cache_file", None)
-    if file is None or not hasattr(file, "_load_index"):
+def _damaged_indexes_dropped() -> None:
+    """Make numba read a cache's index file that is damaged (a write cut short, a full disk) as no index: numba
+    failed on it at every load and every save, so every compiled run was an internal error until the cache was
+    cleared. Such a file goes, and what it indexed is compiled and indexed afresh. Only reading the index is
+    guarded (any other failure of a load or save is reported as it was), and only where numba reads its
+    indexes as this relies on."""
+    from numba.core import caching
+
+    index_file = getattr(caching, "IndexDataCacheFile", None)
+    usual = getattr(index_file, "_load_index", None)
+    if usual is None:
         return
-    try:
-        file._load_index()
-    except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError):
+
+    def load_index(self):
         try:
-            os.unlink(file._index_path)
-        except (AttributeError, OSError):
-            pass
+            return usual(self)
+        except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError):
+            try:
+                os.unlink(self._index_path)
+            except OSError:
+                pass
+            return {}
+
+    index_file._load_index = load_index
 
 
 def numba_index(py_file: Path, function: str, first_line: int) -> Path:

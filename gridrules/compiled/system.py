@@ -358,9 +358,7 @@ class CompiledSystem:
         try:
             return fn(*args)
         except ValueError as err:
-            fault = self._rule_error(err)
-            self._clear_chain()
-            raise fault from None
+            raise self._rule_error(err) from None
 
     def _rule_error(self, err: ValueError) -> Exception:
         """What a ValueError raised in native code means: a fault of the rules (the generated code raises
@@ -369,6 +367,7 @@ class CompiledSystem:
         text = str(err)
         if not text.startswith("gridrules:"):
             return err
+        self._clear_chain()  # (whatever stopped it, a chain reaction left its scratch as it was)
         if text == OUT_OF_ROOM:
             return OutOfRoom()
         message, span, hint = self.faults[int(text.split(":")[1])]
@@ -379,14 +378,13 @@ class CompiledSystem:
         return RuleRuntimeError(message, span, hint)
 
     def more_particle_room(self) -> None:
-        """Twice the room for particles in flight, after OutOfRoom: `ab` grows in place at its end, where they lie
-        (whoever holds it still does), and the chain's scratch that the stopped chain left is emptied. The move
-        that outgrew it, or the search, then runs again."""
+        """Twice the room for particles in flight, after OutOfRoom (which _rule_error made, emptying the scratch
+        the stopped chain left): `ab` grows in place at its end, where they lie (whoever holds it still does). The
+        move that outgrew it, or the search, then runs again."""
         ab = self.work[5]
         rows = int(ab[QUEUE + 3])
         ab.resize(int(ab[QUEUE + 2]) + _flight(2 * rows), refcheck=False)  # (zero-filled; no view of ab is kept)
         ab[QUEUE + 3] = 2 * rows
-        self._clear_chain()  # (the queue, and the stop counts: zero between chains)
         self._described = None  # (ab's address moved: _desc describes it afresh)
 
     @property
@@ -413,14 +411,13 @@ class CompiledSystem:
         room for particles gets more, and the state is expanded again."""
         fault = self._rule_error(err)
         if not isinstance(fault, OutOfRoom):
-            self._clear_chain()
             raise fault from None
         self.more_particle_room()
         return self._expanded()
 
     def _clear_chain(self) -> None:
-        """Empty what a chain reaction stopped by a fault left in `ab` (its queue, its stop counts): the next chain
-        reads them as empty (left, they lost its hits: it ended short, as if the stopped one had ended)."""
+        """Empty what a chain reaction stopped in native code left in `ab` (its queue, its stop counts): the next
+        chain reads them as empty (left, they lost its hits: it ended short, as if the stopped one had ended)."""
         if self.inst.game.particles:
             ab = self.work[5]
             made = _chain_scratch(self.inst.rows * self.inst.cols, len(self.inst.game.particles))

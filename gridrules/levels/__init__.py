@@ -472,13 +472,14 @@ def _read_hdu1175(src: Source) -> list[RawLevel]:
         if q < 0:
             raise LevelError(f"a query count cannot be negative ({q})", ints.span(i))
         i += 1
+        if 4 * q > len(v) - i:  # (at the count, which asks for more queries than the file holds)
+            k = (len(v) - i) // 4
+            follow = "1 query follows it" if k == 1 else f"{k:,} queries follow it"
+            raise LevelError(f"the input ends early: the query count of {case} says {q:,}, but {follow}",
+                             ints.span(i - 1),
+                             "each query is a line `x1 y1 x2 y2`; make the count the number of query lines")
         queries, wrong = [], None
         for k in range(q):
-            if i + 4 > len(v):  # (at the count, which asks for more than the file holds)
-                follow = "1 query follows it" if k == 1 else f"{k:,} queries follow it"
-                raise LevelError(f"the input ends early: the query count of {case} says {q:,}, but {follow}",
-                                 ints.span(i - 4 * k - 1),
-                                 "each query is a line `x1 y1 x2 y2`; make the count the number of query lines")
             x1, y1, x2, y2 = take(i, 4, f"query {k + 1} of {case}", numbers=False)
             wrong = wrong or ints.first_bad(i, i + 4)
             for j, (r, c) in enumerate(((x1, y1), (x2, y2))):

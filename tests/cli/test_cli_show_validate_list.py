@@ -370,7 +370,7 @@ def test_validate_finds_what_parameter_values_break_before_any_level(run, write)
     (Flood-It's `colour: 0..colours-1` with colours=0) or a value outside its parameter's range. Only what
     depends on the parameters alone is worked out (the board's size needs a level), and a level's set-up says
     it once where there is one."""
-    from gridrules.check import emptied_by
+    from gridrules.instance import parameters_break
 
     r = run("validate", "floodit", "-p", "colours=0")
     assert r.code == 2 and r.out == ""
@@ -384,4 +384,4 @@ def test_validate_finds_what_parameter_values_break_before_any_level(run, write)
     for name, info in bundled().items():  # (every bundled ruleset's own defaults, given: nothing to find)
         game = api.load_rules(name)
         defaults = {p.name: p.default.value for p in game.params if hasattr(p.default, "value")}
-        assert emptied_by(game, defaults) is None, name
+        assert parameters_break(game, defaults) is None, name
