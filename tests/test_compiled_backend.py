@@ -115,7 +115,10 @@ def test_native_budgets(algorithm):
     assert small.status == BUDGET_EXHAUSTED and not small.optimal
     # what it proved before it stopped: a lower bound on the optimum (28), as the Python search's is
     python = solve(ref, algorithm, Budget(max_states=50))
-    assert small.stats.expanded == python.stats.expanded <= 50  # (the deepening searches: exactly 50 visited)
+    if algorithm == "bfs":  # (Bloxorz's swap is free: loops.breadth_first takes a layer in another order)
+        assert small.stats.expanded <= 50 and python.stats.expanded <= 50
+    else:
+        assert small.stats.expanded == python.stats.expanded <= 50  # (the deepening searches: exactly 50 visited)
     assert small.bound is not None and python.bound is not None and 0 < small.bound <= 28 and python.bound <= 28
     bigger = nat.search(algorithm, Budget(max_states=400))
     assert bigger.status == SOLVED or small.bound <= bigger.bound <= 28
@@ -141,6 +144,134 @@ def test_native_bfs_stops_where_the_python_bfs_stops():
         assert (mine.stats.expanded, mine.stats.generated, mine.stats.duplicates) == (
             oracle.stats.expanded, oracle.stats.generated, oracle.stats.duplicates), states
     assert mine.status == "solved" and mine.cost == 11 and mine.stats.expanded == 2463
+
+
+# A walker with a lamp, in one word of state: steps cost 1, the lamp's switch `flip_cost`; traps are deadlocks.
+LAMP = """game lamp
+param flip_cost: int = 1
+layer wall: bool static
+layer trap: bool static
+global start: cell static
+global exit: cell static
+global me: cell
+global lamp: bool
+action step(d: dir) "{d}":
+    let to = me + d
+    require on_board(to) and not wall[to]
+    me = to
+action flip() "f" cost flip_cost:
+    lamp = not lamp
+goal: me == exit and lamp
+deadlock: trap[me]
+init:
+    me = start
+level grid:
+    '.': pass
+    '#': wall = true
+    'x': trap = true
+    'S': start = here
+    'E': exit = here
+"""
+
+
+def _lamp_board(seed: int, size: int = 40, exit_walled: bool = False) -> str:
+    rng = random.Random(seed)
+    rows = [[rng.choice("......#x") for _ in range(size)] for _ in range(size)]
+    rows[0][0], rows[-1][-1] = "S", "E"
+    if exit_walled:
+        rows[-2][-1] = rows[-1][-2] = "#"
+    return "\n".join("".join(r) for r in rows) + "\n"
+
+
+def _outcome(sol):
+    return (sol.status, sol.cost, sol.moves, sol.bound, sol.stats.expanded, sol.stats.generated,
+            sol.stats.duplicates, sol.stats.dead)
+
+
+def _by_both_loops(nat, budget):
+    """The native breadth-first search of states of one word (loops.breadth_first), then best_first's."""
+    from gridrules.compiled import search
+
+    try:
+        search.BREADTH_FIRST = True
+        mine = nat.search("bfs", budget)
+        search.BREADTH_FIRST = False
+        theirs = nat.search("bfs", budget)
+    finally:
+        search.BREADTH_FIRST = True
+    return mine, theirs
+
+
+def test_breadth_first_over_one_word_stops_where_the_python_bfs_stops():
+    """loops.breadth_first (rows as the queue, children probed up to 64 later) with unit costs: at every budget,
+    around the arrays' growth at 1024 and 2048 states, with deadlocks and at cost limits, the same status, moves,
+    bound and counts as the Python BFS and as best_first."""
+    inst = instance_from_rules(LAMP, _lamp_board(3))
+    assert inst.layout.words == 1
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    assert nat.zero_one_costs and nat.min_move_cost == 1
+    budgets = [Budget(max_states=k) for k in (1, 2, 3, 17, 100, 1023, 1024, 1025, 2048, 2049, 2500)]
+    budgets += [Budget(max_cost=k) for k in (0, 1, 5, 30)] + [Budget()]
+    for budget in budgets:
+        mine, theirs = _by_both_loops(nat, budget)
+        assert _outcome(mine) == _outcome(theirs), budget
+        assert mine.stats.peak_states == theirs.stats.peak_states
+        oracle = _outcome(solve(ref, "bfs", budget))  # (which counts the children past max_cost as generated)
+        assert _outcome(mine)[:5] == oracle[:5] and (budget.max_cost is not None or _outcome(mine) == oracle)
+    assert mine.status == SOLVED and mine.stats.expanded > 2048 and mine.stats.dead > 0
+    walled = system(instance_from_rules(LAMP, _lamp_board(3, exit_walled=True)), "compiled")
+    mine, theirs = _by_both_loops(walled, Budget())
+    assert mine.status == theirs.status == "unsolvable" and _outcome(mine) == _outcome(theirs)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 8])
+def test_breadth_first_with_free_moves_takes_each_layer_whole(seed):
+    """With moves that cost 0 (the lamp's switch), loops.breadth_first takes a layer's states reached at no cost
+    after its rows: another order within the layer than best_first's, the same optimum (replayed), the same
+    counts wherever the search is exhaustive (a cost limit, or no way out), and bounds that hold."""
+    board = _lamp_board(seed)
+    inst = instance_from_rules(LAMP, board, {"flip_cost": 0})
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    assert nat.zero_one_costs and nat.min_move_cost == 0
+    best = solve(ref, "bfs").cost
+    mine, theirs = _by_both_loops(nat, Budget())
+    assert mine.status == theirs.status == SOLVED and mine.cost == theirs.cost == best and mine.optimal
+    state = nat.initial()
+    for move in mine.moves:
+        state = nat.apply(state, move)
+    assert nat.is_goal(state) and len(mine.moves) - mine.moves.count("f") == best
+    for budget in [Budget(max_cost=k) for k in (0, 1, 7, best - 1)]:
+        mine, theirs = _by_both_loops(nat, budget)
+        assert mine.status == theirs.status == "unsolvable"
+        assert (mine.stats.expanded, mine.stats.generated, mine.stats.duplicates, mine.stats.dead,
+                mine.stats.peak_states) == (theirs.stats.expanded, theirs.stats.generated, theirs.stats.duplicates,
+                                            theirs.stats.dead, theirs.stats.peak_states), budget
+    for k in (1, 2, 50, 1023, 1024, 1025, 2049):
+        mine, _ = _by_both_loops(nat, Budget(max_states=k))
+        assert mine.stats.peak_states <= k and (mine.bound is None or mine.bound <= best)
+        assert mine.status == "budget_exhausted" or mine.cost == best
+    walled = system(instance_from_rules(LAMP, _lamp_board(seed, exit_walled=True), {"flip_cost": 0}), "compiled")
+    mine, theirs = _by_both_loops(walled, Budget())
+    assert mine.status == theirs.status == "unsolvable"
+    assert _outcome(mine)[4:] == _outcome(theirs)[4:] and mine.stats.peak_states == theirs.stats.peak_states
+
+
+@settings(max_examples=25, deadline=None)
+@given(bloxorz_maps(st.integers(2, 6), st.integers(2, 8)), st.sampled_from([0, 1]))
+def test_breadth_first_finds_best_firsts_optimum_on_random_bloxorz_maps(level, swap_cost):
+    """Bloxorz's states are one word, its swap free by default: loops.breadth_first and best_first agree on
+    every random map (its tiles, switches, bridges and teleports), the counts too where nothing was found."""
+    inst = instance_from_rules((ROOT / "rulesets/bloxorz/bloxorz.grl").read_text(), level, {"swap_cost": swap_cost})
+    nat = system(inst, "compiled")
+    mine, theirs = _by_both_loops(nat, Budget())
+    assert (mine.status, mine.cost) == (theirs.status, theirs.cost)
+    if mine.status != SOLVED or swap_cost == 1:
+        assert _outcome(mine)[4:] == _outcome(theirs)[4:]
+    if mine.status == SOLVED:
+        state = nat.initial()
+        for move in mine.moves:
+            state = nat.apply(state, move)
+        assert nat.is_goal(state)
 
 
 def test_native_chunks_start_small_and_follow_the_pace_of_the_states():

@@ -3,7 +3,8 @@
 size compiles only its own rules, never the searches again.
 
 Best-first search over packed states: A* when `use_h`, uniform-cost (breadth-first by cost, correct with
-zero-cost moves) otherwise. Iterative deepening (IDA* or IDDFS), the same algorithm as solvers/_deepening.py.
+zero-cost moves) otherwise; breadth-first search made for states of one word and moves that cost 0 or 1
+(breadth_first: its rows are its queue, its table probes are pipelined). Iterative deepening (IDA* or IDDFS), the same algorithm as solvers/_deepening.py.
 Every array a search needs is passed in, so a call can stop after `chunk` expansions and a later call resumes
 where it stopped: Python shows progress and checks budgets in between. States live in K (one row per state),
 found through an open-addressing table T of row numbers; duplicate detection compares every word (exact,
@@ -525,6 +526,239 @@ def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g
 def _found(meta, i):
     meta[5] = i
     meta[6] = 1
+
+
+# A breadth-first search over states of one word whose moves cost 0 or 1 (search._best_first runs it for `bfs`)
+# needs no frontier of entries: the rows, in the order their states are made, are its queue (meta[8] the next row
+# to take), a layer of cost L being the rows made while the layer before was taken; its table is best_first's. A
+# child that costs 1 waits between its slot's prefetch and its probe, in a ring of _RING, until the miss is over
+# (bench/ceiling_bloxorz.py's variant C: 2.2x its plain loop; the row a slot names is asked for _PEEK children
+# before the probe). The children are put in in the order they were made, and whatever ends the search or a layer
+# puts them all in first: with unit costs this is best_first's search row for row, its statistics and its stops
+# too. A child reached at no cost costs L as well: it waits in a queue (H's rows: its word, hash, parent row and
+# move), its slot asked for meanwhile, until the layer's rows are taken; it is then put in and, when it is new or
+# reached more cheaply than before, taken (a row reached more cheaply is stale when met in order: its G is below
+# its layer's). So every state of cost L is still taken before any of L + 1, and an exhaustive search makes,
+# takes and counts what best_first does, but in another order within a layer: another cheapest path may be
+# found, and a budget stops elsewhere.
+_RING = 64  # children waiting for their probe (a power of two; at least twice a state's moves: breadth_first)
+_LOOKAHEAD = 64  # the most rows taken past the oldest waiting child's parent (a stop takes them back: _take_back)
+_PEEK = 16  # how many children before its probe a waiting child's row is asked for (_ask_row)
+
+
+@_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _R1, _R1, _I1, _I2,
+                     _I1, _B, _I, _I, _I, _W))
+def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, H, meta, use_dead,
+                  max_cost, max_states, chunk, W):
+    """best_first without a heuristic, for states of one word and moves that cost 0 or 1 (see above). meta as
+    best_first's (meta[1] the rows not yet taken and the children at no cost waiting, meta[8] the next row to
+    take), and besides: meta[14] the layer's cost, meta[15] the row that starts the next layer, meta[16] ..
+    meta[17] - 1 the rows of H (past HEAP) that hold the children at no cost waiting."""
+    SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
+                                                  borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
+    H, meta = borrow(H), borrow(meta)
+    D0, g0, D1, g1, BM, ab = borrow(W[0]), borrow(W[1]), borrow(W[2]), borrow(W[3]), borrow(W[4]), borrow(W[5])
+    moves = MA.shape[0]
+    OUT = np.zeros((moves, 1), np.uint64)
+    MOVE = np.zeros(moves, np.int64)
+    COST = np.zeros(moves, np.int64)
+    ring = _RING
+    while ring < 2 * moves:
+        ring *= 2
+    RK, RS = np.empty(ring, np.uint64), np.empty(ring, np.uint64)  # a waiting child's word and its hash,
+    RE, RM = np.empty(ring, np.int64), np.empty(ring, np.int64)  # its parent's taking (LOG) and its move
+    LOG = np.zeros(2 * _LOOKAHEAD, np.int64)  # the rows taken lately, in order (_logged)
+    mask = np.uint64(T.shape[0] - 1)
+    if meta[6] == -1:
+        meta[6], meta[0], meta[8], meta[14], meta[15], meta[16], meta[17] = 0, 1, 0, 0, 1, 0, 0
+        G[0] = 0
+        h0 = _hash(K, 0, 1)
+        T[_slot(h0, mask)] = _entry(0, h0)
+    step = meta[10]  # (1: every move costs 1, goals are tested as they are made; 0: as they are taken)
+    head, layer, layer_end, zh, zt = meta[8], meta[14], meta[15], meta[16], meta[17]
+    rh, rt = 0, 0  # the waiting children: rh .. rt - 1, counted on (their place in the ring: & (ring - 1))
+    taken = 0  # the rows taken in this call, stale ones too (their place in LOG: & (2 * _LOOKAHEAD - 1))
+    done = 0
+    while True:
+        if rt > rh and (rt - rh + moves > ring or taken - RE[rh & (ring - 1)] > _LOOKAHEAD):
+            if rh + _PEEK < rt:
+                _ask_row(K, T, RS[(rh + _PEEK) & (ring - 1)], mask)
+            o = rh & (ring - 1)
+            rh += 1
+            if _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK[o], RS[o], RE[o],
+                       RM[o], LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+                return
+            continue
+        room = meta[0] + (rt - rh) + moves
+        short = room > K.shape[0] or 4 * room > 3 * T.shape[0] or HEAP + zt + moves > H.shape[0]
+        if (head >= layer_end and zh == zt) or done >= chunk or short:
+            while rt > rh:  # (everything waiting is put in before the layer ends, or the call, or the room)
+                o = rh & (ring - 1)
+                rh += 1
+                if _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK[o], RS[o],
+                           RE[o], RM[o], LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+                    return
+            if head >= layer_end and zh == zt:
+                if head >= meta[0]:
+                    _keep(meta, head, layer, layer_end, zh, zt)
+                    meta[6] = 2
+                    return
+                layer, layer_end = layer + 1, meta[0]
+            if done >= chunk:
+                _keep(meta, head, layer, layer_end, zh, zt)
+                return
+            room = meta[0] + moves
+            if room > K.shape[0] or 4 * room > 3 * T.shape[0] or HEAP + zt + moves > H.shape[0]:
+                _keep(meta, head, layer, layer_end, zh, zt)
+                meta[6] = 3
+                return
+        zero = head >= layer_end  # (the layer's rows are taken: a child reached at no cost waits)
+        if zero:
+            r = HEAP + zh
+            zh += 1
+            i = _add(K, G, PARENT, MOVE_OF, T, mask, meta, np.uint64(H[r, 0]), np.uint64(H[r, 1]), H[r, 2], H[r, 3],
+                     layer, True, max_states)
+            if i == -2:  # (past max_states: it waits on, so that the layer's bound stands)
+                _keep(meta, head, layer, layer_end, zh - 1, zt)
+                return
+            if zh == zt:
+                zh, zt = 0, 0
+            if i < 0:
+                continue
+        else:
+            i = head
+            head += 1
+            if G[i] != layer:  # (reached more cheaply since, and taken then)
+                LOG[taken & (2 * _LOOKAHEAD - 1)] = _logged(i, 0, False)
+                taken += 1
+                continue
+        if (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab):
+            if not zero:  # (put back, as best_first does)
+                head -= 1
+            while rt > rh:  # (the children waiting come first)
+                o = rh & (ring - 1)
+                rh += 1
+                if _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK[o], RS[o],
+                           RE[o], RM[o], LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+                    return
+            _keep(meta, head, layer, layer_end, zh, zt)
+            _found(meta, i)
+            return
+        done += 1
+        this = taken
+        is_dead = use_dead and dead(K[i], SL, SG, D1, g1, BM, ab)
+        LOG[this & (2 * _LOOKAHEAD - 1)] = _logged(i, 2 if is_dead else 1, zero)
+        taken += 1
+        if is_dead:
+            meta[7] += 1
+            continue
+        meta[2] += 1
+        n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
+        for m in range(n):
+            if max_cost >= 0 and layer + COST[m] > max_cost:
+                continue
+            key, h = OUT[m, 0], _hash(OUT, m, 1)
+            prefetch(T, _slot(h, mask))
+            if COST[m] != 0:
+                w = rt & (ring - 1)
+                rt += 1
+                RK[w], RS[w], RE[w], RM[w] = key, h, this, MOVE[m]
+            else:
+                r = HEAP + zt
+                zt += 1
+                H[r, 0], H[r, 1], H[r, 2], H[r, 3] = np.int64(key), np.int64(h), i, MOVE[m]
+
+
+@njit(cache=True, inline="always")
+def _ask_row(K, T, h, mask):
+    """Ask for the row named by the first slot of a state whose hash is h, when its tag agrees."""
+    e = T[_slot(h, mask)]
+    if e >= 0 and e >> _ROW_BITS == _tag(h):
+        prefetch(K, e & _ROW_MASK)
+
+
+@njit(cache=True, inline="always")
+def _logged(row, kind, zero):
+    """LOG's entry of a row taken: kind 0 stale, 1 expanded, 2 a deadlock; zero: reached at no cost."""
+    return row * 8 + kind * 2 + (1 if zero else 0)
+
+
+@njit(cache=True)
+def _take_back(LOG, meta, first, taken, head):
+    """Take back the rows in order taken from the `first`-th on (LOG), and their counts: the next row to take.
+    (Those reached at no cost stay taken: the children at no cost they made wait on. Only a budget stops the
+    search then, for good, and the layer's bound holds: every state of a lower cost was taken.)"""
+    for t in range(taken - 1, first - 1, -1):
+        e = LOG[t & (2 * _LOOKAHEAD - 1)]
+        if e & 1:
+            continue
+        kind = (e >> 1) & 3
+        if kind == 1:
+            meta[2] -= 1
+        elif kind == 2:
+            meta[7] -= 1
+        head = e >> 3
+    return head
+
+
+@njit(cache=True, inline="always")
+def _keep(meta, head, layer, layer_end, zh, zt):
+    """breadth_first's place, kept in meta for its next call and for Python."""
+    meta[8], meta[14], meta[15], meta[16], meta[17] = head, layer, layer_end, zh, zt
+    meta[1] = meta[0] - head + zt - zh
+
+
+@njit(cache=True, inline="always")
+def _add(K, G, PARENT, MOVE_OF, T, mask, meta, key, h, p, move, ng, free, max_states):
+    """Put a child of row p whose word is `key` and hash h, reached at cost ng (free: at no cost), in
+    breadth_first's table and rows: its row when it is new or now reached more cheaply, -1 when it is no cheaper
+    than before, -2 when a new state would pass max_states (meta[6] is then 5)."""
+    meta[3] += 1
+    slot, tag = _slot(h, mask), _tag(h)
+    while True:
+        e = T[slot]
+        if e < 0 or (e >> _ROW_BITS == tag and K[e & _ROW_MASK, 0] == key):
+            break
+        slot = (slot + np.uint64(1)) & mask
+    if e >= 0:
+        meta[4] += 1
+        j = e & _ROW_MASK
+        # (a child that costs 1 is never cheaper: every state made so far costs at most the layer's cost + 1)
+        if not free or ng >= G[j]:
+            return -1
+    else:
+        j = meta[0]
+        if max_states >= 0 and j >= max_states:
+            meta[6] = 5
+            return -2
+        T[slot] = _entry(j, h)
+        K[j, 0] = key
+        meta[0] = j + 1
+    G[j] = ng
+    PARENT[j] = np.int32(p)
+    MOVE_OF[j] = np.int32(move)
+    return j
+
+
+@njit(cache=True, inline="always")
+def _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, key, h, parent, move, LOG, taken,
+            head, layer, layer_end, zh, zt, max_states, step):
+    """Put in a waiting child, made by the `parent`-th row taken (LOG) of this layer at a cost of 1: whether that
+    stops the search (meta then kept), which then stands as if the rows taken after that one had not been
+    (_take_back)."""
+    e = LOG[parent & (2 * _LOOKAHEAD - 1)]
+    p = e >> 3
+    j = _add(K, G, PARENT, MOVE_OF, T, mask, meta, key, h, p, move, layer + 1, False, max_states)
+    if j == -2:  # (the parent is put back too, as best_first does, unless reached at no cost: _take_back)
+        head = _take_back(LOG, meta, parent + 1, taken, head)
+        _keep(meta, head if e & 1 else p, layer, layer_end, zh, zt)
+        return True
+    if j >= 0 and step > 0 and goal(K[j], SL, SG, D1, g1, BM, ab):  # (the first goal made costs least)
+        _keep(meta, _take_back(LOG, meta, parent + 1, taken, head), layer, layer_end, zh, zt)
+        meta[11] = j
+        _found(meta, j)
+        return True
+    return False
 
 
 _AHEAD = 16  # how many rows ahead rehash hashes

@@ -21,6 +21,7 @@ START_CAPACITY = 1 << 10
 SPARE_CAPACITY = 1 << 17  # a finished search's arrays with room for up to this many states (~20 MB) are kept
 MAX_ROWS = (1 << 31) - 1  # the most states a best-first search stores (its rows are int32: _Arrays)
 HEAP = 3  # the frontier's row of a heap's root (loops.py: here, as importing loops imports numba)
+BREADTH_FIRST = True  # whether `bfs` runs loops.breadth_first where it can (tests compare it with best_first)
 
 _spare: list = []  # the arrays a finished search left for the next one (_Arrays.done), at most one
 
@@ -159,13 +160,16 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
 
 def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution:
     use_h = NATIVE[algorithm]
-    best_first, rehash = system.native_loop("best_first")  # (before the clock: a first run compiles it)
     words = system.inst.layout.words
+    # (a breadth-first search of one-word states, every move costing 0 or 1: its rows are its queue)
+    breadth = BREADTH_FIRST and not use_h and words == 1 and system.zero_one_costs
+    # (the loop before the clock: a first run compiles it)
+    loop, rehash = system.native_loop("breadth_first" if breadth else "best_first")
     pace = _Pace(budget, clock)
     start = pace.start
     arrays = _Arrays.for_search(words)
     arrays.K[0] = np.array(system.initial(), np.uint64)
-    meta = np.zeros(13, np.int64)
+    meta = np.zeros(18, np.int64)  # (loops.best_first's; loops.breadth_first's place also in meta[14:18])
     meta[6] = -1  # the native loop hashes the start and pushes it
     meta[9] = not use_h  # (the frontier a ring, while the costs allow: loops._put)
     meta[8] = 0 if meta[9] else HEAP  # (its first row)
@@ -188,12 +192,19 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
         the cheapest goal made so far (meta[11]), if any, is such a goal. Past max_cost it says only that much.
         (Every stop leaves the frontier whole: one by max_states puts back the state it was expanding.)"""
         if meta[1] > 0 and proven:
-            least = int(arrays.H[meta[8], 0]) + int(meta[10])
+            least = head_cost() + int(meta[10])
             if meta[11] >= 0:
                 least = min(least, int(arrays.G[meta[11]]))
             if max_cost >= 0:
                 least = min(least, max_cost + 1)
             bound[:] = [max(bound + [least])]
+
+    def head_cost() -> int:
+        """The cost of the frontier's first entry: its f, or in loops.breadth_first the layer's cost (the next
+        layer's when only rows of that one are left)."""
+        if breadth:
+            return int(meta[14]) + int(meta[16] == meta[17] and meta[8] >= meta[15])
+        return int(arrays.H[meta[8], 0])
 
     def result(status, moves=None, cost=None, optimal=False):
         stats.expanded, stats.generated, stats.duplicates = int(meta[2]), int(meta[3]), int(meta[4])
@@ -210,9 +221,14 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
     try:
         while True:
             t0 = time.perf_counter()
-            system._run(best_first, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
-                        arrays.MOVE, arrays.T, arrays.H, meta, use_h,
-                        system.deadlocks, max_cost, max_states, pace.chunk, system.work)
+            if breadth:
+                system._run(loop, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
+                            arrays.MOVE, arrays.T, arrays.H, meta, system.deadlocks, max_cost,
+                            max_states, pace.chunk, system.work)
+            else:
+                system._run(loop, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
+                            arrays.MOVE, arrays.T, arrays.H, meta, use_h, system.deadlocks, max_cost, max_states,
+                            pace.chunk, system.work)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
@@ -226,14 +242,18 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
             if status == 6:
                 raise UsageError(f"{system.inst.level}: {TOO_COSTLY}")
             if status == 3:
-                arrays.grow(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, rehash)
-                meta[6], meta[8] = 0, 0 if meta[9] else HEAP
+                if breadth:  # (H's rows HEAP .. HEAP + meta[17] - 1 hold what waits: loops.breadth_first)
+                    arrays.grow(int(meta[0]), int(meta[17]), 0, 0, rehash)
+                    meta[6] = 0
+                else:
+                    arrays.grow(int(meta[0]), int(meta[1]), int(meta[8]), int(meta[12]) if meta[9] else 0, rehash)
+                    meta[6], meta[8] = 0, 0 if meta[9] else HEAP
             if pace.time_is_up(spent):
                 return result(BUDGET_EXHAUSTED)
             if pace.report_due():
                 stats.expanded, stats.generated, stats.peak_states = int(meta[2]), int(meta[3]), int(meta[0])
                 stats.seconds = pace.now - start
-                stats.depth = int(arrays.H[meta[8], 0]) if meta[1] > 0 else 0
+                stats.depth = head_cost() if meta[1] > 0 else 0
                 budget.progress(stats)
     except KeyboardInterrupt:
         return result(INTERRUPTED)

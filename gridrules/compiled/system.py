@@ -119,16 +119,25 @@ def load_module(source: str):
     return module
 
 
-def _warm_up_loop(game: ir.Game, notice) -> None:
+def _warm_up_loop(system: "CompiledSystem", notice) -> None:
     """While this process compiles a game's module, have the native search loop it will most likely run
     (api.default_algorithm and api.level_algorithm: a best-first search, or a path search for a game whose moves
-    persist) compiled into the cache by another process, if it is not there yet: on a first run the two
-    compiles then share the machine's cores instead of following each other."""
+    persist; a game without an admissible heuristic gets `bfs`, search._best_first's breadth_first where it can)
+    compiled into the cache by another process, if it is not there yet: on a first run the two compiles then
+    share the machine's cores instead of following each other."""
     from . import loops
 
+    game = system.inst.game
     if game.score is not None:  # (`anytime`: a Python search over the native successors)
         return
-    (loops.deepening if game.persisting else loops.best_first).warm_up(notice)
+    if game.persisting:
+        loop = loops.deepening
+    elif (not any(h.admissible for h in game.heuristics) and system.inst.layout.words == 1
+          and system.zero_one_costs):
+        loop = loops.breadth_first
+    else:
+        loop = loops.best_first
+    loop.warm_up(notice)
 
 
 _GENERATED = PerRules()  # (see _generated)
@@ -146,12 +155,15 @@ def _generated(inst: Instance, heuristic: str | None, rules, moves):
 def _per_rules(inst: Instance) -> tuple:
     """What a system works out from the rules alone (PerRules: once for a file's levels of one shape): the
     reference interpreter, which numbers the moves as the reference does and evaluates constant costs; the
-    cheapest move's cost (reference.system.min_move_cost); whether a `deadlock` condition can hold."""
-    from ..reference.system import interpreter, live_deadlocks, min_move_cost
+    cheapest move's cost (reference.system.min_move_cost); whether every move costs 0 or 1; whether a
+    `deadlock` condition can hold."""
+    from ..reference.system import constant_costs, interpreter, live_deadlocks, min_move_cost
 
     def make():
         rules = interpreter(inst)
-        return rules, min_move_cost(inst.game, rules), bool(live_deadlocks(inst.game, rules))
+        costs = constant_costs(inst.game, rules)
+        return (rules, min_move_cost(inst.game, rules), bool(costs) and set(costs) <= {0, 1},
+                bool(live_deadlocks(inst.game, rules)))
 
     return _PER_RULES.get(inst, None, make)
 
@@ -186,7 +198,7 @@ class CompiledSystem:
         move instances to offer, as reference.system.action_instances gives them (default: all)."""
         self.inst = inst
         given = moves
-        rules, least_cost, deadlocks = _per_rules(inst)
+        rules, least_cost, zero_one_costs, deadlocks = _per_rules(inst)
         try:
             source, low, moves = _generated(inst, heuristic, rules, moves)
         except Unsupported as err:
@@ -256,6 +268,7 @@ class CompiledSystem:
         self.heuristic_name = heuristic
         self.admissible = heuristic is None or next(h.admissible for h in game.heuristics if h.name == heuristic)
         self.min_move_cost = least_cost
+        self.zero_one_costs = zero_one_costs  # (a breadth-first search may run loops.breadth_first)
         self.scored = game.score is not None
         self.commuting = game.commuting  # (a CommutingSystem: path searches call path_successors)
         # (a DeadlockSystem: searches skip states where is_dead holds; the generated test holds every condition,
@@ -271,7 +284,7 @@ class CompiledSystem:
             if needs_compiling(source):
                 module_file(source)  # (first: a cache folder that cannot be used is an error before the notice)
                 about_to_compile(self.notice, _compiling(self.inst.game))
-                _warm_up_loop(self.inst.game, self.notice)
+                _warm_up_loop(self, self.notice)
             if source is not self.source:
                 from numba.core.errors import NumbaError
 
@@ -291,9 +304,9 @@ class CompiledSystem:
             raise _too_deep(self.inst.game, err) from None
 
     def native_loop(self, name: str):
-        """The native search loop `name` (loops.best_first or loops.deepening) with this game's entry points in
-        it, taking the loop's other arguments, and the `rehash` that goes with it: from the game's extension
-        module when one has been built (else extension.want notes that one is wanted), else numba's, loaded (or
+        """The native search loop `name` (loops.best_first, loops.breadth_first or loops.deepening) with this
+        game's entry points in it, taking the loop's other arguments, and the `rehash` that goes with it: from the
+        game's extension module when one has been built (else extension.want notes that one is wanted), else numba's, loaded (or
         compiled) now."""
         dead = self.deadlocks
         ext = extension.load(self.source, name, dead, self.board)

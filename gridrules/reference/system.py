@@ -35,14 +35,20 @@ def move_text(action: ir.ActionInfo, args: tuple, inst: Instance) -> str:
     return f"{action.name}({','.join(shown.values())})"
 
 
-def min_move_cost(game: ir.Game, compiler: Compiler) -> int:
-    """The cheapest a move can cost, when every cost is one number per level (else 0: nothing is known).
-    Breadth-first search may stop at its first goal only when no move is free."""
+def constant_costs(game: ir.Game, compiler: Compiler) -> tuple | None:
+    """Every action's cost, when each is one number per level (else None: a cost that reads the state)."""
     costs = []
     for action in game.actions:
         if not ir.params_only(action.cost):
-            return 0
+            return None
         costs.append(compiler.expr(action.cost)(Frame({}, 0)))
+    return tuple(costs)
+
+
+def min_move_cost(game: ir.Game, compiler: Compiler) -> int:
+    """The cheapest a move can cost, when every cost is one number per level (else 0: nothing is known).
+    Breadth-first search may stop at its first goal only when no move is free."""
+    costs = constant_costs(game, compiler)
     return max(0, min(costs)) if costs else 0
 
 
