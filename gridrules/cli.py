@@ -869,9 +869,17 @@ def _solved(instances: list, one, processes: int, done):
     _FORKED.update(instances=instances, one=one)
     sys.stdout.flush()  # (nothing written before the fork is written again by a forked process)
     sys.stderr.flush()
-    pool = multiprocessing.get_context("fork").Pool(processes, signal.signal, (signal.SIGINT, signal.SIG_IGN))
+    # (a Ctrl-C while the processes start waits until they can be stopped: one arriving in the middle of Pool()
+    # left the processes forked so far waiting for work, and holding the output, after this one had ended)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = multiprocessing.get_context("fork").Pool(processes, signal.signal, (signal.SIGINT, signal.SIG_IGN))
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
     solved = 1
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a Ctrl-C held back arrives here)
         for k, result in enumerate(pool.imap(_solve_forked, range(2, len(instances) + 1)), 2):
             if isinstance(result, Failed):
                 yield result

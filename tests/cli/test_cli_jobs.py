@@ -129,3 +129,43 @@ def test_jobs_are_one_per_level_at_most_and_one_where_there_is_no_fork(monkeypat
     assert capsys.readouterr().err == ("warning: --jobs solves levels in parallel on Linux only; here they are "
                                        "solved one after another\n")
     assert _processes(4, 1) == 1 and capsys.readouterr().err == ""  # (one level: nothing to say)
+
+
+def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
+    """Ctrl-C moments after the first level, while the other processes are being forked: a robustness sweep found
+    one arriving in the middle of their start left those forked so far waiting for work, holding the output open
+    after the command had ended (the caller waited for ever). Each run must end at once, with exit 130, and leave
+    no process of its own behind."""
+    rng = random.Random(5)
+    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(14)] for _ in range(14)] for _ in range(6)]
+    level = tmp_path / "slow.txt"
+    level.write_text(hdu(boards))
+    env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
+
+    def left() -> list[str]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if str(level).encode() in f.read():
+                        found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    for delay in [k * 0.0025 for k in range(24)]:  # (the start takes some 10..40 ms: a sweep meets it)
+        proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
+                                 "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        try:
+            assert proc.stdout.readline().startswith("case 1: 0 moves")
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=20)
+        finally:
+            proc.kill()
+            stray = left()
+            for pid in stray:
+                os.kill(int(pid), signal.SIGKILL)
+        assert proc.returncode == EXIT_INTERRUPTED and "Traceback" not in err, (delay, err)
+        assert not stray, delay
