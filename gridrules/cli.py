@@ -865,21 +865,28 @@ def _solved(instances: list, one, processes: int, done):
         return
     import multiprocessing
     import signal
+    import threading
 
     _FORKED.update(instances=instances, one=one)
     sys.stdout.flush()  # (nothing written before the fork is written again by a forked process)
     sys.stderr.flush()
-    # (a Ctrl-C while the processes start waits until they can be stopped: one arriving in the middle of Pool()
-    # left the processes forked so far waiting for work, and holding the output, after this one had ended)
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # (a Ctrl-C while the processes start is noted, and acted on once they can be stopped: one arriving in the
+    # middle of Pool() left the processes forked so far waiting for work, holding the output, after this one had
+    # ended. Noted by a handler of Python's, which runs in this thread whichever thread the signal reaches.)
+    held: list = []
+    previous = signal.getsignal(signal.SIGINT)
+    noting = previous is not None and threading.current_thread() is threading.main_thread()
+    if noting:
+        signal.signal(signal.SIGINT, lambda *_: held.append(True))
     try:
         pool = multiprocessing.get_context("fork").Pool(processes, signal.signal, (signal.SIGINT, signal.SIG_IGN))
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        raise
+    finally:
+        if noting:
+            signal.signal(signal.SIGINT, previous)
     solved = 1
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a Ctrl-C held back arrives here)
+        if held:
+            raise KeyboardInterrupt
         for k, result in enumerate(pool.imap(_solve_forked, range(2, len(instances) + 1)), 2):
             if isinstance(result, Failed):
                 yield result

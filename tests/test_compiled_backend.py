@@ -256,6 +256,57 @@ def test_breadth_first_with_free_moves_takes_each_layer_whole(seed):
     assert _outcome(mine)[4:] == _outcome(theirs)[4:] and mine.stats.peak_states == theirs.stats.peak_states
 
 
+# Free jumps off pads (found by a review: a goal taken among the states reached at no cost, then a state budget
+# met while the children waiting were put in, left a bound of the optimum + 1: the goal was not put back).
+TELE = """game tele
+layer wall: bool static
+layer pad: bool static
+global start: cell static
+global exit: cell static
+global me: cell
+action step(d: dir) "{d}":
+    let to = me + d
+    require on_board(to) and not wall[to]
+    me = to
+action jump(d: dir) "j{d}" cost 0:
+    require pad[me] and on_board(me + d) and on_board(me + d + d)
+    let to = me + d + d
+    require not wall[to] and not pad[to]
+    me = to
+goal: me == exit
+init:
+    me = start
+level grid:
+    '.': pass
+    '#': wall = true
+    'p': pad = true
+    'S': start = here
+    'E': exit = here
+"""
+
+
+def test_every_budget_stop_of_the_native_breadth_first_searches_proves_only_what_holds():
+    """Every state budget on a board with free jumps (loops.breadth_first's layers taken in another order) and on
+    one with deadlocks (unit costs): each stop's bound is at most the optimum, and with unit costs both loops
+    stop where the Python BFS stops, deadlocks counted alike (best_first counted those found while children
+    waited, and taken back by the stop, until a review found it)."""
+    board = "Sp......\n....#p..\npE......\n...#.pp.\n...#p...\n.#....p.\n#.#.....\n...p....\n"
+    nat = system(instance_from_rules(TELE, board), "compiled")
+    best = nat.search("bfs", Budget()).cost
+    assert best == 1
+    for k in range(1, 40):
+        for sol in _by_both_loops(nat, Budget(max_states=k)):
+            assert sol.bound is None or sol.bound <= best, k
+            assert sol.status == "budget_exhausted" or sol.cost == best, k
+    inst = instance_from_rules(LAMP, _lamp_board(196, size=10))
+    nat, ref = system(inst, "compiled"), system(inst, "reference")
+    for k in list(range(1, 120, 3)) + [None]:
+        budget = Budget(max_states=k)
+        mine, theirs = _by_both_loops(nat, budget)
+        assert _outcome(mine) == _outcome(theirs) == _outcome(solve(ref, "bfs", budget)), k
+    assert mine.status == SOLVED and mine.stats.dead > 0
+
+
 @settings(max_examples=25, deadline=None)
 @given(bloxorz_maps(st.integers(2, 6), st.integers(2, 8)), st.sampled_from([0, 1]))
 def test_breadth_first_finds_best_firsts_optimum_on_random_bloxorz_maps(level, swap_cost):

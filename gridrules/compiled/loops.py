@@ -377,6 +377,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     # turns the ring into a heap); and whatever would end the search first puts the next state back and puts
     # the waiting children in, so that every stop and every statistic is the one without the pipeline.
     pn, pi, pg, pf0, pk0 = 0, -1, 0, 0, 0
+    pdead = 0  # (deadlocks found while children wait: not found, should putting those children in stop the search)
     first = False  # (put the waiting children in before anything else)
     done = 0
     while meta[1] > 0 or pn > 0:
@@ -384,10 +385,11 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             first = False
             if _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
                              mask, use_h, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                meta[7] -= pdead
                 if meta[6] == 5:
                     _untake(H, meta, pf0, pg, pi, pk0)
                 return
-            pn = 0
+            pn, pdead = 0, 0
             if 4 * meta[0] > 3 * T.shape[0]:
                 meta[6] = 3
                 return
@@ -415,6 +417,8 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         done += 1
         if use_dead and dead(K[i], SL, SG, D1, g1, BM, ab):
             meta[7] += 1
+            if pn > 0:
+                pdead += 1
             continue
         meta[2] += 1
         n = expand(K[i], SL, SG, MA, MARG, OUT, MOVE, COST, D0, g0, D1, g1, BM, ab)
@@ -435,10 +439,11 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             if meta[6] != 6:  # (this state was taken too soon: back it goes, the one before it ahead of it)
                 _untake(H, meta, f0, g, i, k0)
                 meta[2] -= 1
+                meta[7] -= pdead  # (so were the deadlocks found since the children waited)
                 if meta[6] == 5:
                     _untake(H, meta, pf0, pg, pi, pk0)
             return
-        pn = 0
+        pn, pdead = 0, 0
         wait = meta[9] != 0 and 4 * (meta[0] + n) <= 3 * T.shape[0]
         for m in range(n):
             wait = wait and COST[m] == 1
@@ -589,7 +594,7 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
                        RM[o], LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
                 return
             continue
-        room = meta[0] + (rt - rh) + moves
+        room = meta[0] + (rt - rh) + moves + 1  # (+ 1: the row a child reached at no cost takes when taken)
         short = room > K.shape[0] or 4 * room > 3 * T.shape[0] or HEAP + zt + moves > H.shape[0]
         if (head >= layer_end and zh == zt) or done >= chunk or short:
             while rt > rh:  # (everything waiting is put in before the layer ends, or the call, or the room)
@@ -607,7 +612,7 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
             if done >= chunk:
                 _keep(meta, head, layer, layer_end, zh, zt)
                 return
-            room = meta[0] + moves
+            room = meta[0] + moves + 1
             if room > K.shape[0] or 4 * room > 3 * T.shape[0] or HEAP + zt + moves > H.shape[0]:
                 _keep(meta, head, layer, layer_end, zh, zt)
                 meta[6] = 3
@@ -621,9 +626,9 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
             if i == -2:  # (past max_states: it waits on, so that the layer's bound stands)
                 _keep(meta, head, layer, layer_end, zh - 1, zt)
                 return
-            if zh == zt:
-                zh, zt = 0, 0
             if i < 0:
+                if zh == zt:
+                    zh, zt = 0, 0
                 continue
         else:
             i = head
@@ -633,7 +638,9 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
                 taken += 1
                 continue
         if (step == 0 or i == 0) and goal(K[i], SL, SG, D1, g1, BM, ab):
-            if not zero:  # (put back, as best_first does)
+            if zero:  # (put back, as best_first does: the layer's bound stands should putting in what waits stop)
+                zh -= 1
+            else:
                 head -= 1
             while rt > rh:  # (the children waiting come first)
                 o = rh & (ring - 1)
@@ -644,6 +651,8 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
             _keep(meta, head, layer, layer_end, zh, zt)
             _found(meta, i)
             return
+        if zero and zh == zt:
+            zh, zt = 0, 0
         done += 1
         this = taken
         is_dead = use_dead and dead(K[i], SL, SG, D1, g1, BM, ab)
