@@ -93,6 +93,14 @@ def test_an_unexpected_exception_in_another_process_is_an_internal_error_as_here
     assert debug.code == EXIT_INTERNAL and "Traceback" in debug.err and "RuntimeError: boom" in debug.err
 
 
+def _ctrl_c_heard() -> None:
+    """In the command's process before it starts: SIGINT's default, as a terminal's Ctrl-C finds it. A process
+    started with SIGINT ignored keeps it ignored (Python respects that), and the tests may run in one: a shell
+    without job control starts `pytest ... &` with SIGINT and SIGQUIT ignored, and these tests then failed as
+    though the command had not heard the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_other_processes(tmp_path):
     """Ctrl-C once the first level is printed: the levels in the other processes are given up, exit 130, no
     traceback, and the command ends at once."""
@@ -103,7 +111,7 @@ def test_ctrl_c_stops_the_other_processes(tmp_path):
     env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
     proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
                              "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, preexec_fn=_ctrl_c_heard)
     try:
         first = proc.stdout.readline()
         assert first.startswith("case 1: 0 moves"), first
@@ -156,7 +164,7 @@ def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
     for delay in [k * 0.0025 for k in range(24)]:  # (the start takes some 10..40 ms: a sweep meets it)
         proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
                                  "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, preexec_fn=_ctrl_c_heard)
         try:
             assert proc.stdout.readline().startswith("case 1: 0 moves")
             time.sleep(delay)
