@@ -4,11 +4,12 @@ size compiles only its own rules, never the searches again.
 
 Best-first search over packed states: A* when `use_h`, uniform-cost (breadth-first by cost, correct with
 zero-cost moves) otherwise; breadth-first search made for states of one word and moves that cost 0 or 1
-(breadth_first: its rows are its queue, its table probes are pipelined). Iterative deepening (IDA* or IDDFS), the same algorithm as solvers/_deepening.py.
-Every array a search needs is passed in, so a call can stop after `chunk` expansions and a later call resumes
-where it stopped: Python shows progress and checks budgets in between. States live in K (one row per state),
-found through an open-addressing table T of row numbers; duplicate detection compares every word (exact,
-never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D1, g1, BM, ab).
+(breadth_first: its rows are its queue, its table probes are pipelined). Iterative deepening (IDA* or IDDFS), the
+same algorithm as solvers/_deepening.py. Every array a search needs is passed in, so a call can stop after `chunk`
+expansions and a later call resumes where it stopped: Python shows progress and checks budgets in between. States
+live in K (one row per state), found through an open-addressing table T of row numbers; duplicate detection
+compares every word (exact, never a lossy hash). W is the scratch rows of the game's entry points (D0, g0, D1, g1,
+BM, ab).
 """
 from __future__ import annotations
 
@@ -377,7 +378,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     # turns the ring into a heap); and whatever would end the search first puts the next state back and puts
     # the waiting children in, so that every stop and every statistic is the one without the pipeline.
     pn, pi, pg, pf0, pk0 = 0, -1, 0, 0, 0
-    pdead = 0  # (deadlocks found while children wait: not found, should putting those children in stop the search)
+    pdead = 0  # (deadlocks found while children wait: uncounted again if putting those children in stops the search)
     first = False  # (put the waiting children in before anything else)
     done = 0
     while meta[1] > 0 or pn > 0:

@@ -306,8 +306,8 @@ class CompiledSystem:
     def native_loop(self, name: str):
         """The native search loop `name` (loops.best_first, loops.breadth_first or loops.deepening) with this
         game's entry points in it, taking the loop's other arguments, and the `rehash` that goes with it: from the
-        game's extension module when one has been built (else extension.want notes that one is wanted), else numba's, loaded (or
-        compiled) now."""
+        game's extension module when one has been built (else extension.want notes that one is wanted), else
+        numba's, loaded (or compiled) now."""
         dead = self.deadlocks
         ext = extension.load(self.source, name, dead, self.board)
         if ext is not None:
