@@ -856,7 +856,8 @@ def _solved(instances: list, one, processes: int, done):
     """Each level's Outcome, in the file's order: one(k, inst, progress) for level k, then done(k), one level
     after another; with several processes, the first level here (it compiles or loads the native code, which
     the other processes then share) and the rest in `processes` forked processes, which take the next level as
-    they finish one. Only this process shows progress; the others ignore Ctrl-C, and this one stops them."""
+    they finish one. Only this process shows progress; the others ignore Ctrl-C, and this one stops them (and
+    they end with it: _forked_start)."""
     progress = sys.stderr.isatty()
     for k, inst in enumerate(instances[:1] if processes > 1 else instances, 1):
         yield one(k, inst, progress)
@@ -879,7 +880,7 @@ def _solved(instances: list, one, processes: int, done):
     if noting:
         signal.signal(signal.SIGINT, lambda *_: held.append(True))
     try:
-        pool = multiprocessing.get_context("fork").Pool(processes, signal.signal, (signal.SIGINT, signal.SIG_IGN))
+        pool = multiprocessing.get_context("fork").Pool(processes, _forked_start, (os.getpid(),))
     finally:
         if noting:
             signal.signal(signal.SIGINT, previous)
@@ -901,6 +902,22 @@ def _solved(instances: list, one, processes: int, done):
 
 
 _FORKED: dict = {}  # what the forked processes of _solved read: the levels, and how to solve one
+
+
+def _forked_start(parent: int) -> None:
+    """In each forked process of _solved as it starts: Ctrl-C is the parent's to act on (ignored here), and the
+    process ends when its parent does (Linux's PR_SET_PDEATHSIG): a parent killed (`kill PID`) left it searching,
+    holding the output open, until its level was done."""
+    import ctypes
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # (PR_SET_PDEATHSIG)
+    except (OSError, AttributeError):  # (no prctl: the process ends after its level, as before)
+        return
+    if os.getppid() != parent:  # (the parent ended before the request was made)
+        os._exit(1)
 
 
 def _solve_forked(k: int) -> tuple:

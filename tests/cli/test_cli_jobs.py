@@ -177,3 +177,31 @@ def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
                 os.kill(int(pid), signal.SIGKILL)
         assert proc.returncode == EXIT_INTERRUPTED and "Traceback" not in err, (delay, err)
         assert not stray, delay
+
+
+def test_the_other_processes_end_with_the_command(tmp_path):
+    """The command killed (`kill PID`, SIGTERM: no Ctrl-C to act on) takes its forked processes with it: they
+    went on searching their levels, holding the output open, until each was done."""
+    rng = random.Random(7)
+    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(20)] for _ in range(20)] for _ in range(4)]
+    level = tmp_path / "slower.txt"
+    level.write_text(hdu(boards))
+    env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
+    proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
+                             "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        assert proc.stdout.readline().startswith("case 1: 0 moves")
+        time.sleep(1.0)  # (the other processes are searching)
+        proc.terminate()
+        out, err = proc.communicate(timeout=20)  # (returns once every holder of the output has ended)
+    finally:
+        proc.kill()
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if str(level).encode() in f.read():
+                        os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+    assert proc.returncode == -signal.SIGTERM and out == ""
