@@ -139,6 +139,20 @@ def test_jobs_are_one_per_level_at_most_and_one_where_there_is_no_fork(monkeypat
     assert _processes(4, 1) == 1 and capsys.readouterr().err == ""  # (one level: nothing to say)
 
 
+def _killed_left(level) -> list[int]:
+    """The processes still running a command on `level` (its path in their command line), killed now."""
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if str(level).encode() in f.read():
+                    os.kill(int(pid), signal.SIGKILL)
+                    left.append(int(pid))
+        except OSError:  # (ended meanwhile)
+            pass
+    return left
+
+
 def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
     """Ctrl-C moments after the first level, while the other processes are being forked: a robustness sweep found
     one arriving in the middle of their start left those forked so far waiting for work, holding the output open
@@ -149,18 +163,6 @@ def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
     level = tmp_path / "slow.txt"
     level.write_text(hdu(boards))
     env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
-
-    def left() -> list[str]:
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if str(level).encode() in f.read():
-                        found.append(pid)
-            except OSError:
-                pass
-        return found
-
     for delay in [k * 0.0025 for k in range(24)]:  # (the start takes some 10..40 ms: a sweep meets it)
         proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
                                  "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
@@ -172,9 +174,7 @@ def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
             out, err = proc.communicate(timeout=20)
         finally:
             proc.kill()
-            stray = left()
-            for pid in stray:
-                os.kill(int(pid), signal.SIGKILL)
+            stray = _killed_left(level)
         assert proc.returncode == EXIT_INTERRUPTED and "Traceback" not in err, (delay, err)
         assert not stray, delay
 
@@ -197,11 +197,5 @@ def test_the_other_processes_end_with_the_command(tmp_path):
         out, err = proc.communicate(timeout=20)  # (returns once every holder of the output has ended)
     finally:
         proc.kill()
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if str(level).encode() in f.read():
-                        os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-    assert proc.returncode == -signal.SIGTERM and out == ""
+        stray = _killed_left(level)
+    assert proc.returncode == -signal.SIGTERM and out == "" and not stray
