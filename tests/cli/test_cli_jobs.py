@@ -101,17 +101,25 @@ def _ctrl_c_heard() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def test_ctrl_c_stops_the_other_processes(tmp_path):
-    """Ctrl-C once the first level is printed: the levels in the other processes are given up, exit 130, no
-    traceback, and the command ends at once."""
-    rng = random.Random(5)
-    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(14)] for _ in range(14)] for _ in range(6)]
-    level = tmp_path / "slow.txt"
+def _solving_in_two(tmp_path, size: int, count: int, seed: int):
+    """`gridrules solve` started on a file of a 1x1 board and `count` random size x size Flood-It boards, the
+    reference backend and two processes (slow searches, the first level printed at once): (the file, the
+    process)."""
+    rng = random.Random(seed)
+    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(size)] for _ in range(size)] for _ in range(count)]
+    level = tmp_path / f"slow-{size}.txt"
     level.write_text(hdu(boards))
     env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
     proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
                              "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, preexec_fn=_ctrl_c_heard)
+    return level, proc
+
+
+def test_ctrl_c_stops_the_other_processes(tmp_path):
+    """Ctrl-C once the first level is printed: the levels in the other processes are given up, exit 130, no
+    traceback, and the command ends at once."""
+    _, proc = _solving_in_two(tmp_path, 14, 6, seed=5)
     try:
         first = proc.stdout.readline()
         assert first.startswith("case 1: 0 moves"), first
@@ -158,15 +166,8 @@ def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
     one arriving in the middle of their start left those forked so far waiting for work, holding the output open
     after the command had ended (the caller waited for ever). Each run must end at once, with exit 130, and leave
     no process of its own behind."""
-    rng = random.Random(5)
-    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(14)] for _ in range(14)] for _ in range(6)]
-    level = tmp_path / "slow.txt"
-    level.write_text(hdu(boards))
-    env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
     for delay in [k * 0.0025 for k in range(24)]:  # (the start takes some 10..40 ms: a sweep meets it)
-        proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
-                                 "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, preexec_fn=_ctrl_c_heard)
+        level, proc = _solving_in_two(tmp_path, 14, 6, seed=5)
         try:
             assert proc.stdout.readline().startswith("case 1: 0 moves")
             time.sleep(delay)
@@ -182,14 +183,7 @@ def test_ctrl_c_while_the_processes_start_leaves_none_behind(tmp_path):
 def test_the_other_processes_end_with_the_command(tmp_path):
     """The command killed (`kill PID`, SIGTERM: no Ctrl-C to act on) takes its forked processes with it: they
     went on searching their levels, holding the output open, until each was done."""
-    rng = random.Random(7)
-    boards = [[[0]]] + [[[rng.randrange(6) for _ in range(20)] for _ in range(20)] for _ in range(4)]
-    level = tmp_path / "slower.txt"
-    level.write_text(hdu(boards))
-    env = dict(os.environ, GRIDRULES_EXTENSIONS="0")
-    proc = subprocess.Popen([sys.executable, "-m", "gridrules", "solve", "floodit", str(level), "--jobs", "2",
-                             "--backend", "reference", "--time-limit", "60"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    level, proc = _solving_in_two(tmp_path, 20, 4, seed=7)
     try:
         assert proc.stdout.readline().startswith("case 1: 0 moves")
         time.sleep(1.0)  # (the other processes are searching)
