@@ -598,12 +598,11 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
         room = meta[0] + (rt - rh) + moves + 1  # (+ 1: the row a child reached at no cost takes when taken)
         short = room > K.shape[0] or 4 * room > 3 * T.shape[0] or HEAP + zt + moves > H.shape[0]
         if (head >= layer_end and zh == zt) or done >= chunk or short:
-            while rt > rh:  # (everything waiting is put in before the layer ends, or the call, or the room)
-                o = rh & (ring - 1)
-                rh += 1
-                if _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK[o], RS[o],
-                           RE[o], RM[o], LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
-                    return
+            # (everything waiting is put in before the layer ends, or the call, or the room)
+            if _retire_all(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK, RS, RE, RM, ring,
+                           rh, rt, LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+                return
+            rh = rt
             if head >= layer_end and zh == zt:
                 if head >= meta[0]:
                     _keep(meta, head, layer, layer_end, zh, zt)
@@ -643,12 +642,10 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
                 zh -= 1
             else:
                 head -= 1
-            while rt > rh:  # (the children waiting come first)
-                o = rh & (ring - 1)
-                rh += 1
-                if _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK[o], RS[o],
-                           RE[o], RM[o], LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
-                    return
+            # (the children waiting come first)
+            if _retire_all(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK, RS, RE, RM, ring,
+                           rh, rt, LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+                return
             _keep(meta, head, layer, layer_end, zh, zt)
             _found(meta, i)
             return
@@ -677,6 +674,19 @@ def breadth_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT,
                 r = HEAP + zt
                 zt += 1
                 H[r, 0], H[r, 1], H[r, 2], H[r, 3] = np.int64(key), np.int64(h), i, MOVE[m]
+
+
+@njit(cache=True, inline="always")
+def _retire_all(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK, RS, RE, RM, ring, rh, rt,
+                LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+    """Put in the children waiting in ring places rh .. rt - 1 (counted on), in order (_retire): whether that
+    stopped the search."""
+    for k in range(rh, rt):
+        o = k & (ring - 1)
+        if _retire(goal, SL, SG, D1, g1, BM, ab, K, G, PARENT, MOVE_OF, T, meta, mask, RK[o], RS[o], RE[o], RM[o],
+                   LOG, taken, head, layer, layer_end, zh, zt, max_states, step):
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")

@@ -158,11 +158,16 @@ def native_search(system, algorithm: str, budget: Budget | None = None) -> Solut
             system.more_particle_room()
 
 
+def breadth_first_runs(system) -> bool:
+    """Whether `bfs` runs loops.breadth_first on this system: its states are one word and every move costs 0 or 1
+    (its rows are then its queue)."""
+    return BREADTH_FIRST and system.inst.layout.words == 1 and system.zero_one_costs
+
+
 def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution:
     use_h = NATIVE[algorithm]
     words = system.inst.layout.words
-    # (a breadth-first search of one-word states, every move costing 0 or 1: its rows are its queue)
-    breadth = BREADTH_FIRST and not use_h and words == 1 and system.zero_one_costs
+    breadth = not use_h and breadth_first_runs(system)
     # (the loop before the clock: a first run compiles it)
     loop, rehash = system.native_loop("breadth_first" if breadth else "best_first")
     pace = _Pace(budget, clock)
@@ -221,14 +226,9 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
     try:
         while True:
             t0 = time.perf_counter()
-            if breadth:
-                system._run(loop, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
-                            arrays.MOVE, arrays.T, arrays.H, meta, system.deadlocks, max_cost,
-                            max_states, pace.chunk, system.work)
-            else:
-                system._run(loop, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
-                            arrays.MOVE, arrays.T, arrays.H, meta, use_h, system.deadlocks, max_cost, max_states,
-                            pace.chunk, system.work)
+            system._run(loop, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
+                        arrays.MOVE, arrays.T, arrays.H, meta, *(() if breadth else (use_h,)), system.deadlocks,
+                        max_cost, max_states, pace.chunk, system.work)  # (breadth_first takes no use_h)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:

@@ -122,18 +122,20 @@ def load_module(source: str):
 def _warm_up_loop(system: "CompiledSystem", notice) -> None:
     """While this process compiles a game's module, have the native search loop it will most likely run
     (api.default_algorithm and api.level_algorithm: a best-first search, or a path search for a game whose moves
-    persist; a game without an admissible heuristic gets `bfs`, search._best_first's breadth_first where it can)
+    persist; a game without an admissible heuristic gets `bfs`, search.breadth_first_runs says which loop)
     compiled into the cache by another process, if it is not there yet: on a first run the two compiles then
     share the machine's cores instead of following each other."""
+    from ..api import default_algorithm
     from . import loops
+    from .search import breadth_first_runs
 
     game = system.inst.game
-    if game.score is not None:  # (`anytime`: a Python search over the native successors)
+    algorithm = default_algorithm(game)
+    if algorithm == "anytime":  # (a Python search over the native successors)
         return
     if game.persisting:
         loop = loops.deepening
-    elif (not any(h.admissible for h in game.heuristics) and system.inst.layout.words == 1
-          and system.zero_one_costs):
+    elif algorithm == "bfs" and breadth_first_runs(system):
         loop = loops.breadth_first
     else:
         loop = loops.best_first
