@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import ROOT, bloxorz_maps, instance, instance_from_rules, native_agrees, system, walk_and_compare
-from gridrules.api import load
+from gridrules.api import load, solve as api_solve
 from gridrules.errors import RuleRuntimeError
 from gridrules.instance import PerRules
 from solvers import SOLVED, Budget, solve
@@ -616,6 +616,38 @@ def test_native_astar_is_the_python_astar(ruleset, level):
     assert (mine.cost, mine.moves, mine.stats.expanded, mine.stats.generated) == (
         theirs.cost, theirs.moves, theirs.stats.expanded, theirs.stats.generated)
     assert mine.stats.expanded > 50
+
+
+OVERESTIMATE = """game counter
+global n: 0..5
+
+action up() "+":
+    require n < 5
+    n += 1
+
+goal: n == 3
+
+heuristic far: 10      # (not admissible: it overestimates every distance)
+heuristic none_left admissible: 3 - n
+
+limit 4
+
+level grid:
+    '.': pass
+"""
+
+
+@pytest.mark.parametrize("heuristic", ["far", "none_left"])
+@pytest.mark.parametrize("backend", ["compiled", "reference"])
+def test_astar_under_a_limit_prunes_by_f_only_when_the_heuristic_is_admissible(backend, heuristic):
+    """Under a `limit`, A* drops a state whose f = g + h passes it only when h is admissible: an overestimate
+    proves nothing. The native A* dropped them whatever h was, and called a level solvable in 3 moves
+    "unsolvable (proven)" (found by a review)."""
+    inst = instance_from_rules(OVERESTIMATE, ".")
+    s = system(inst, backend, heuristic)
+    sol = api_solve(s, "astar", Budget(max_cost=inst.limit, admissible=s.admissible))  # (the native A*)
+    assert (sol.status, sol.cost, sol.moves) == (SOLVED, 3, ("+", "+", "+"))
+    assert sol.optimal == (heuristic == "none_left")
 
 
 # Loops over sets whose cell local only indexes layers use the cell's index from the set (codegen._indexes_only);

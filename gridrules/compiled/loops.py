@@ -337,15 +337,16 @@ def _untake(H, meta, f, g, i, key):
 
 
 @_native(types.void(_EXPAND_T, _HEURISTIC_T, _GOAL_T, _GOAL_T, _I2, _I1, _I1, _I2, _U2, _I1, _R1, _R1, _I1, _I2,
-                     _I1, _B, _B, _I, _I, _I, _W))
+                     _I1, _B, _B, _B, _I, _I, _I, _W))
 def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T, H, meta, use_h,
-               use_dead, max_cost, max_states, chunk, W):
+               admissible, use_dead, max_cost, max_states, chunk, W):
     """meta: [states, frontier size, expanded, generated, duplicates, found row, status, dead, the frontier's first
     row (a ring's first slot, or HEAP), ring (see _put), step, cheapest goal made, ring length]. status: -1
     fresh (row 0 holds the start), 0 running, 1 found (meta[5]), 2 exhausted, 3 out of room (grow the arrays and
     call again), 5 a new state would pass max_states (when >= 0; the state being expanded is put back in the
     frontier), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead` says is
-    a deadlock is not expanded (meta[7] counts them). With a step (meta[10] > 0: every move costs at least that
+    a deadlock is not expanded (meta[7] counts them). A child past max_cost is dropped: by its g, and with an
+    admissible heuristic by its f. With a step (meta[10] > 0: every move costs at least that
     much; only without the heuristic), states are tested for the goal when they are made, as solvers/bfs.py does:
     a goal made from a state taken at cost g costs no more than any other once it costs at most g + step (with
     unit costs: the first goal made), and meta[11] keeps the cheapest one made until then (-1: none)."""
@@ -385,7 +386,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         if pn > 0 and (meta[1] == 0 or done >= chunk or first):
             first = False
             if _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
-                             mask, use_h, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                             mask, use_h, admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
                 meta[7] -= pdead
                 if meta[6] == 5:
                     _untake(H, meta, pf0, pg, pi, pk0)
@@ -436,7 +437,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             HASH[m] = _hash(OUT, m, words)
             prefetch(T, _slot(HASH[m], mask))
         if pn > 0 and _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
-                                    mask, use_h, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                                    mask, use_h, admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
             if meta[6] != 6:  # (this state was taken too soon: back it goes, the one before it ahead of it)
                 _untake(H, meta, f0, g, i, k0)
                 meta[2] -= 1
@@ -456,7 +457,7 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             pn, pi, pg, pf0, pk0 = n, i, g, f0, k0
             continue
         if _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g, i, words, mask, use_h,
-                         heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                         admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
             if meta[6] == 5:
                 _untake(H, meta, f0, g, i, k0)
             return
@@ -470,8 +471,8 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
 
 
 @njit(cache=True, inline="always")
-def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g, i, words, mask, use_h, heuristic,
-                  goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g, i, words, mask, use_h, admissible,
+                  heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
     """Put the n children of row i (taken at cost g) in the table and the frontier; their slots were asked for
     when they were made (HASH). True when the search stops: meta[6] is then 1 (found), 5 (a new state would
     pass max_states: the caller puts row i back, so that the frontier stays whole and its least entry is still
@@ -517,7 +518,7 @@ def _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUT, MOVE, COST, HASH, n, g
         MOVE_OF[target] = np.int32(MOVE[m])
         h = heuristic(K[target], SL, SG, D1, g1, BM, ab) if use_h else 0
         f = ng + h if h <= _MOST - ng else _MOST  # (an estimate past 2^63 - 1 as 2^63 - 1: still a bound)
-        if max_cost >= 0 and use_h and f > max_cost:
+        if max_cost >= 0 and use_h and admissible and f > max_cost:  # (an inadmissible f proves nothing)
             continue
         _put(H, meta, f, ng, target, np.int64(key), g)
         if step > 0 and (meta[11] < 0 or ng < G[meta[11]]) and goal(K[target], SL, SG, D1, g1, BM, ab):

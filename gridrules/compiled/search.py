@@ -227,8 +227,9 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
         while True:
             t0 = time.perf_counter()
             system._run(loop, system.SL, system.SG, system.MA, system.MARG, arrays.K, arrays.G, arrays.PARENT,
-                        arrays.MOVE, arrays.T, arrays.H, meta, *(() if breadth else (use_h,)), system.deadlocks,
-                        max_cost, max_states, pace.chunk, system.work)  # (breadth_first takes no use_h)
+                        arrays.MOVE, arrays.T, arrays.H, meta,
+                        *(() if breadth else (use_h, bool(budget.admissible))), system.deadlocks, max_cost,
+                        max_states, pace.chunk, system.work)  # (breadth_first takes neither)
             spent = time.perf_counter() - t0
             status = meta[6]
             if status == 1:
