@@ -10,7 +10,7 @@ Exit codes (the contract scripts rely on):
     2    usage or input error: bad arguments, a missing, binary or empty file, a malformed level, an error
          in the rules (printed as file:line:col with the source line and a caret, never a traceback); also
          output that cannot be written (a full disk, stdout closed)
-    3    a budget (--time-limit, --max-states) ran out before the search finished
+    3    a budget (--time-limit, --max-states, the machine's memory) ran out before the search finished
     4    internal error: a bug in gridrules (set GRIDRULES_DEBUG=1 to see the traceback)
     130  interrupted (Ctrl-C); the best solution found so far is printed
 
@@ -37,8 +37,8 @@ import click
 # search on a small machine; gridrules does no linear algebra (set before numpy is first imported)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .errors import (Diagnostic, ErrorList, GridrulesError, LevelError, RuleError, RuleRuntimeError, UsageError,
-                     counted)
+from .errors import (Diagnostic, ErrorList, GridrulesError, LevelError, OutOfMemory, RuleError, RuleRuntimeError,
+                     UsageError, counted)
 
 if TYPE_CHECKING:
     from . import ir
@@ -58,7 +58,7 @@ Exit codes:
   2    usage or input error (bad arguments, unreadable or malformed
        files, rule errors reported as file:line:col; output that
        cannot be written)
-  3    budget exhausted (--time-limit / --max-states)
+  3    budget exhausted (--time-limit / --max-states / memory)
   4    internal error (GRIDRULES_DEBUG=1 shows the traceback)
   130  interrupted (Ctrl-C); the best solution so far is printed
 With several levels the exit code is the worst of their results."""
@@ -146,6 +146,10 @@ class GridrulesGroup(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except GridrulesError as err:
+            _report(err)
+            raise click.exceptions.Exit(err.exit_code) from None
+        except MemoryError:
+            err = OutOfMemory()
             _report(err)
             raise click.exceptions.Exit(err.exit_code) from None
         except KeyboardInterrupt:
@@ -929,6 +933,8 @@ def _solve_forked(k: int) -> tuple:
             return out
     except GridrulesError as err:
         return ("error", err.render(), err.exit_code, _located(err))
+    except MemoryError:
+        return ("error", OutOfMemory().render(), OutOfMemory.exit_code, False)
     except Exception as err:  # noqa: BLE001 - (reported by this process's parent as its own: _internal)
         return ("internal", type(err).__name__, str(err), "".join(traceback.format_exception(err)))
     return (out.index, out.solution, out.verified, out.problem, out.algorithm, out.heuristic, out.exit_code,

@@ -118,6 +118,17 @@ class UsageError(GridrulesError):
     """A command-line argument or file the user named is unusable."""
 
 
+class OutOfMemory(GridrulesError):
+    """The machine's memory ran out (a MemoryError): a budget the search could not stay within, not a bug."""
+
+    exit_code = 3
+
+    def __init__(self):
+        super().__init__("out of memory: the search outgrew this machine's memory before it finished; "
+                         "`--max-states N` stops a search at N states, with the best solution found so far and "
+                         "the least cost it proved")
+
+
 def closest(name: str, candidates) -> str | None:
     """The candidate most like `name`, if any is like enough. A name that is numbers between fixed words (a cell
     `1,1`, a pair `1,1-1,9`) gets the candidate written alike whose numbers are nearest (the least sum of their

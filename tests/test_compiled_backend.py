@@ -1964,3 +1964,80 @@ def test_a_chain_reaction_past_its_limit_is_the_same_error_wherever_the_moves_ar
             s.legal_moves(s.initial())
         with pytest.raises(RuleRuntimeError):
             solve(s, "anytime", Budget(time_limit=5))
+
+
+# Levels and rule files that compiled into code numba or Python could not take (found by a robustness review):
+# each now gets what the reference backend says.
+NO_MOVES = """game no_moves
+layer a: 0..3
+param far: int = 0
+
+action mark(x: 1..rows - 1) "{x}":
+    a[(x, 0)] = 1
+
+action never() "never" when far > 2:
+    a[(0, 0)] = 1
+
+goal: a[(0, 0)] == 1
+
+level grid:
+    '.': pass
+"""
+
+
+def test_a_level_where_no_action_has_a_move_is_a_dead_board_in_both_backends():
+    """One row: `mark` has no move and `never` none either; the move code was an `else:` with no `if` before it
+    (a SyntaxError, exit 4)."""
+    inst = instance_from_rules(NO_MOVES, "..")
+    for backend in ("reference", "compiled"):
+        s = system(inst, backend)
+        assert list(s.successors(s.initial())) == []
+        for algorithm in ("bfs", "astar", "idastar", "iddfs"):
+            assert api_solve(s, algorithm).status == "unsolvable", (backend, algorithm)
+
+
+@pytest.mark.parametrize("algorithm", ["bfs", "astar", "idastar", "iddfs"])
+def test_a_negative_limit_leaves_no_solution(algorithm):
+    """The native searches read a negative max_cost as none and found a solution of cost 1 under `limit -1`,
+    which the replay then refused (exit 4); no path costs less than 0."""
+    inst = instance_from_rules(OVERESTIMATE.replace("limit 4", "param k: int = 4\nlimit k"), ".", {"k": -1})
+    for backend in ("reference", "compiled"):
+        s = system(inst, backend)
+        sol = api_solve(s, algorithm, Budget(max_cost=inst.limit, admissible=s.admissible))
+        assert (sol.status, sol.optimal) == ("unsolvable", True), backend
+
+
+@pytest.mark.parametrize("where,text", [
+    ("goal", "goal: none.row == 1"),
+    ("goal", "goal: 1 % (2 - 2) == 1"),
+    ("deadlock", "goal: n == 3\ndeadlock: gg[5] == 1"),
+    ("heuristic", "goal: n == 3\nheuristic h admissible: none.row"),
+    ("score", "goal: n == 3\nscore: 1 % (2 - 2)"),
+])
+def test_a_fault_on_every_path_of_a_test_is_the_rules_error_in_both_backends(where, text):
+    """A goal, deadlock test, heuristic or score whose every path fails (a fault under a test of constants) was
+    typed by numba as returning nothing: an internal TypingError (exit 4) instead of the rules' error."""
+    rules = OVERESTIMATE.replace("goal: n == 3", "global gg[2]: 0..3\n" + text).replace("heuristic far: 10", "")
+    rules = rules.replace("heuristic none_left admissible: 3 - n\n", "")
+    inst = instance_from_rules(rules, ".")
+    errors = []
+    for backend in ("reference", "compiled"):
+        s = system(inst, backend)
+        with pytest.raises(RuleRuntimeError) as err:
+            test = {"goal": s.is_goal, "deadlock": s.is_dead, "heuristic": s.heuristic, "score": s.score}[where]
+            test(s.initial())
+        errors.append((err.value.message, err.value.span))
+    (ref, ref_span), (nat, nat_span) = errors
+    # (the same place and fault; native code names no index: "index 5 is outside ..", "an index is outside ..")
+    assert ref_span == nat_span and ref.split(" is ")[-1] == nat.split(" is ")[-1]
+
+
+@pytest.mark.parametrize("algorithm", ["bfs", "astar"])
+def test_a_least_move_cost_past_64_bits_is_the_rules_error(algorithm):
+    """A constant move cost past 2^63 - 1: the native BFS took it as its step (an OverflowError, exit 4); the
+    move code reports it, located, as for any value past 64 bits."""
+    rules = OVERESTIMATE.replace('action up() "+":', 'param c: int = 1\naction up() "+" cost c * 4:')
+    inst = instance_from_rules(rules.replace("limit 4\n", ""), ".", {"c": 1 << 62})
+    with pytest.raises(RuleRuntimeError) as err:
+        api_solve(system(inst, "compiled"), algorithm)
+    assert "passes the 64-bit integers" in err.value.message

@@ -1700,6 +1700,7 @@ class Lowering:
         self.lower(body, o, ctx, state, packed)
         if tail:
             o(tail)
+        _keep_a_return(o, abort)
         return self.define(name, proc_params + [*state], o)
 
     def lower(self, body, o: Out, ctx, state, packed: str | None = None):
@@ -2287,6 +2288,15 @@ def chain_code(low: Lowering, rules) -> str:
     return "\n\n".join(parts)
 
 
+def _keep_a_return(o: Out, abort: str) -> None:
+    """A function whose rules fail on every path (`goal: none.row == 1`: a fault under a test of constants) has no
+    return left once numba drops the branches its constants rule out, and would be typed as returning nothing,
+    which its caller cannot convert: a function that may raise gets a return first that typing cannot drop
+    (rt.never: LLVM drops it later, at no cost)."""
+    if abort.startswith("return") and any(line.lstrip().startswith("raise ") for line in o.lines):
+        o.lines[:0] = ["    if rt.never():", f"        {abort}"]
+
+
 def _any_function(low: Lowering, name: str, exprs, packed: bool = False) -> str:
     """Whether any of the conditions holds. `packed`: on a state the caller decoded from the packed `s`, which
     it also passes (value masks then come from its planes: Lowering.packed); else on a move's copy."""
@@ -2300,6 +2310,7 @@ def _any_function(low: Lowering, name: str, exprs, packed: bool = False) -> str:
         o("return True")
         o.dedent()
     o("return False")
+    _keep_a_return(o, "return False")
     low.packed = None
     args = "s, D, g" if packed else "D, g"
     return f"@njit(cache=True)\ndef {name}({args}, SL, SG, BM, ab):\n" + "\n".join(low.prologue(o.lines) + o.lines) + "\n"
@@ -2533,10 +2544,13 @@ def _dispatch(low: Lowering, game: ir.Game, steps: dict[int, list]) -> str:
         o("if ok:  # (a cost is read on the parent, and only for a legal move)")
         o(f"    k = cost_{ai}({', '.join(args + PARENT)})")
         o.dedent()
-    o("else:")
-    o.indent()
-    o("ok = False")
-    o.dedent()
+    if first:  # (no action has a move on this level: nothing above to follow)
+        o("ok = False")
+    else:
+        o("else:")
+        o.indent()
+        o("ok = False")
+        o.dedent()
     o("if ok:  # (packed first, as the reference does: a cell stored off the board is an error before `fail`)")
     o("    _encode_moving(D, g, SG, BM, OUT[n])" if low.in_planes else "    _encode(D, g, SG, OUT[n])")
     o("    ok = not _failed(D, g, SL, SG, BM, ab)")

@@ -220,6 +220,13 @@ def single_into(i, out):
     return out
 
 
+@njit(cache=True)
+def never():
+    """False, which numba's typing does not see (a call, not a constant): codegen._keep_a_return's way back,
+    which no pruning of branches drops before typing; LLVM inlines it, and then drops it."""
+    return False
+
+
 @njit(cache=True, inline="always")
 def empty_into(out):
     for j in range(out.shape[0]):

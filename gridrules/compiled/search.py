@@ -19,6 +19,7 @@ TOO_COSTLY = ("a path's cost passed 9,223,372,036,854,775,807 (2^63 - 1), more t
               "`--backend reference` counts any cost")
 START_CAPACITY = 1 << 10
 SPARE_CAPACITY = 1 << 17  # a finished search's arrays with room for up to this many states (~20 MB) are kept
+_MOST = (1 << 63) - 1  # the greatest cost the native searches count
 MAX_ROWS = (1 << 31) - 1  # the most states a best-first search stores (its rows are int32: _Arrays)
 HEAP = 3  # the frontier's row of a heap's root (loops.py: here, as importing loops imports numba)
 BREADTH_FIRST = True  # whether `bfs` runs loops.breadth_first where it can (tests compare it with best_first)
@@ -148,6 +149,8 @@ def _pow2(n: int) -> int:
 def native_search(system, algorithm: str, budget: Budget | None = None) -> Solution:
     """`algorithm` run in native code: best-first (`astar`, `bfs`) or iterative deepening (`idastar`, `iddfs`)."""
     budget = budget or Budget(admissible=system.admissible)
+    if budget.max_cost is not None and budget.max_cost < 0:  # (the loops read a negative max_cost as no limit)
+        return Solution(UNSOLVABLE, None, None, True, Stats(), algorithm)  # no path costs less than nothing
     search = _deepening if algorithm in ("idastar", "iddfs") else _best_first
     clock = []  # (set in the first search, once its loop is loaded; a restart runs on from it)
     while True:
@@ -178,7 +181,8 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
     meta[6] = -1  # the native loop hashes the start and pushes it
     meta[9] = not use_h  # (the frontier a ring, while the costs allow: loops._put)
     meta[8] = 0 if meta[9] else HEAP  # (its first row)
-    meta[10] = 0 if use_h else system.min_move_cost  # (goals tested as they are made: loops.best_first)
+    # (goals tested as they are made: loops.best_first; a least cost past 64 bits is the move code's to report)
+    meta[10] = 0 if use_h or system.min_move_cost > _MOST else system.min_move_cost
     meta[11] = -1
     meta[12] = 1024  # (the ring's length: a power of two up to H's entries)
     max_cost = -1 if budget.max_cost is None else budget.max_cost

@@ -465,3 +465,23 @@ def test_too_many_moves_shows_the_range_a_parameter_widened(run):
     assert r.err == ("error: action `flood` has 2,000,000 parameter combinations on this level (its parameter `c` in "
                      "`0..colours-1` takes 2,000,000 values), more than the 1,000,000 moves a level may list; "
                      "`gridrules query` asks about single moves without listing them all\n")
+
+
+OUT_OF_MEMORY = ("out of memory: the search outgrew this machine's memory before it finished; `--max-states N` "
+                 "stops a search at N states, with the best solution found so far and the least cost it proved")
+
+
+def test_running_out_of_memory_is_a_budget_not_a_bug(run, monkeypatch):
+    """A search whose arrays outgrow the machine's memory (numpy's MemoryError) said "internal error ... This is
+    a bug in gridrules" (exit 4, found by a robustness review); it is a budget that ran out: exit 3, and the way
+    to stay within one."""
+    import gridrules.compiled.search as search
+
+    def no_room(*args, **kwargs):
+        raise MemoryError("Unable to allocate 2.00 GiB for an array with shape (268435456,) and data type int64")
+
+    monkeypatch.setattr(search, "native_search", no_room)
+    r = run("solve", "floodit", SAMPLE)
+    assert r.code == 3, r.all
+    assert r.err.strip() == f"error: {OUT_OF_MEMORY}", r.err
+    assert "bug" not in r.all and "Traceback" not in r.all
