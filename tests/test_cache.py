@@ -275,11 +275,13 @@ print(m.twice(21))
 """
 
 
+@pytest.mark.parametrize("kind", ["nbi", "nbc"])
 @pytest.mark.parametrize("damage", [b"", b"\x80\x04garbage", b"\x00" * 40])
-def test_a_damaged_numba_index_of_gridrules_code_is_compiled_again_not_an_error(tmp_path, damage):
+def test_a_damaged_numba_index_of_gridrules_code_is_compiled_again_not_an_error(tmp_path, damage, kind):
     """numba fails on a truncated or garbled index file at every load and every save (a write cut short, a full
     disk): the search loops then failed every run with `EOFError` until the cache was cleared. The index goes
-    and the function compiles again."""
+    and the function compiles again. A damaged data file (the compiled code, .nbc) was an internal
+    `UnpicklingError` at every run (found by a robustness review): it goes too."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "gridrules_gen_damaged_index.py").write_text(
         "from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
@@ -288,7 +290,7 @@ def test_a_damaged_numba_index_of_gridrules_code_is_compiled_again_not_an_error(
     run = [sys.executable, "-c", DAMAGED, str(tmp_path / "src")]
     first = subprocess.run(run, capture_output=True, text=True, env=env)
     assert (first.returncode, first.stdout) == (0, "42\n"), first.stderr
-    (index,) = (tmp_path / "cache" / "numba").rglob("gridrules_gen_damaged_index.twice-*.nbi")
+    (index,) = (tmp_path / "cache" / "numba").rglob(f"gridrules_gen_damaged_index.twice-*.{kind}")
     index.write_bytes(damage)
     again = subprocess.run(run, capture_output=True, text=True, env=env)
     assert (again.returncode, again.stdout) == (0, "42\n"), again.stderr

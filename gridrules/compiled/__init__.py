@@ -109,7 +109,8 @@ def _load_cached_code_first() -> None:
 def _damaged_indexes_dropped() -> None:
     """Make numba read a cache's index file that is damaged (a write cut short, a full disk) as no index: numba
     failed on it at every load and every save, so every compiled run was an internal error until the cache was
-    cleared. Such a file goes, and what it indexed is compiled and indexed afresh. Only reading the index is
+    cleared. Such a file goes, and what it indexed is compiled and indexed afresh; a damaged data file (a
+    function's compiled code) goes too, and that function is compiled again. Only reading the index is
     guarded (any other failure of a load or save is reported as it was), and only where numba reads its
     indexes as this relies on."""
     from numba.core import caching
@@ -130,6 +131,22 @@ def _damaged_indexes_dropped() -> None:
             return {}
 
     index_file._load_index = load_index
+
+    usual_data = getattr(index_file, "_load_data", None)
+    if usual_data is None:
+        return
+
+    def load_data(self, name):  # (a damaged data file alike: numba's `load` reads an OSError as no entry)
+        try:
+            return usual_data(self, name)
+        except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError) as err:
+            try:
+                os.unlink(self._data_path(name))
+            except OSError:
+                pass
+            raise OSError(f"a damaged cache file: {err}") from None
+
+    index_file._load_data = load_data
 
 
 def numba_index(py_file: Path, function: str, first_line: int) -> Path:
