@@ -346,10 +346,10 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
     call again), 5 a new state would pass max_states (when >= 0; the state being expanded is put back in the
     frontier), 6 a path's cost passed 2^63 - 1 (not pruned by max_cost). With use_dead, a state that `dead` says is
     a deadlock is not expanded (meta[7] counts them). A child past max_cost is dropped: by its g, and with an
-    admissible heuristic by its f. With a step (meta[10] > 0: every move costs at least that
-    much; only without the heuristic), states are tested for the goal when they are made, as solvers/bfs.py does:
-    a goal made from a state taken at cost g costs no more than any other once it costs at most g + step (with
-    unit costs: the first goal made), and meta[11] keeps the cheapest one made until then (-1: none)."""
+    admissible heuristic by its f. With a step (meta[10] > 0: every move costs at least that much; only without
+    the heuristic), states are tested for the goal when they are made, as solvers/bfs.py does: a goal made from a
+    state taken at cost g costs no more than any other once it costs at most g + step (with unit costs: the first
+    goal made), and meta[11] keeps the cheapest one made until then (-1: none)."""
     # (every array borrowed, see runtime.borrow: the calls below then count no references)
     SL, SG, MA, MARG, K, G, PARENT, MOVE_OF, T = (borrow(SL), borrow(SG), borrow(MA), borrow(MARG), borrow(K),
                                                   borrow(G), borrow(PARENT), borrow(MOVE_OF), borrow(T))
@@ -386,7 +386,8 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
         if pn > 0 and (meta[1] == 0 or done >= chunk or first):
             first = False
             if _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
-                             mask, use_h, admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                             mask, use_h, admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states,
+                             step):
                 meta[7] -= pdead
                 if meta[6] == 5:
                     _untake(H, meta, pf0, pg, pi, pk0)
@@ -437,7 +438,8 @@ def best_first(expand, heuristic, goal, dead, SL, SG, MA, MARG, K, G, PARENT, MO
             HASH[m] = _hash(OUT, m, words)
             prefetch(T, _slot(HASH[m], mask))
         if pn > 0 and _put_children(K, T, G, PARENT, MOVE_OF, H, meta, OUTP, MOVEP, COSTP, HASHP, pn, pg, pi, words,
-                                    mask, use_h, admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost, max_states, step):
+                                    mask, use_h, admissible, heuristic, goal, SL, SG, D1, g1, BM, ab, max_cost,
+                                    max_states, step):
             if meta[6] != 6:  # (this state was taken too soon: back it goes, the one before it ahead of it)
                 _untake(H, meta, f0, g, i, k0)
                 meta[2] -= 1
