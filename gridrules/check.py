@@ -434,7 +434,7 @@ class Checker:
         if op in ("*", "/", "%"):
             if a != INT or b != INT:
                 return self.error(f"`{op}` needs ints, not {a} and {b}", e)
-            if op in ("/", "%") and isinstance(rhs, ir.Const) and rhs.value == 0:
+            if op in ("/", "%") and folded(rhs) == 0:  # (`x / 0`, and `x % (2 - 2)` alike)
                 return self.error("division by zero", e.right)
             return ir.BinOp(INT, op, lhs, rhs, e.span)
         if op == "+":
