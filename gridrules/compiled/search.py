@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from ..errors import UsageError
+from .bounds import MOST
 from .system import BAN_SLOTS, OutOfRoom
 from solvers import _deepening as py_deepening  # (the Python IDA*'s table size and restarts: the same search)
 from solvers import BUDGET_EXHAUSTED, INTERRUPTED, SOLVED, UNSOLVABLE, Budget, Solution, Stats
@@ -19,7 +20,6 @@ TOO_COSTLY = ("a path's cost passed 9,223,372,036,854,775,807 (2^63 - 1), more t
               "`--backend reference` counts any cost")
 START_CAPACITY = 1 << 10
 SPARE_CAPACITY = 1 << 17  # a finished search's arrays with room for up to this many states (~20 MB) are kept
-_MOST = (1 << 63) - 1  # the greatest cost the native searches count
 MAX_ROWS = (1 << 31) - 1  # the most states a best-first search stores (its rows are int32: _Arrays)
 HEAP = 3  # the frontier's row of a heap's root (loops.py: here, as importing loops imports numba)
 BREADTH_FIRST = True  # whether `bfs` runs loops.breadth_first where it can (tests compare it with best_first)
@@ -182,7 +182,7 @@ def _best_first(system, algorithm: str, budget: Budget, clock: list) -> Solution
     meta[9] = not use_h  # (the frontier a ring, while the costs allow: loops._put)
     meta[8] = 0 if meta[9] else HEAP  # (its first row)
     # (goals tested as they are made: loops.best_first; a least cost past 64 bits is the move code's to report)
-    meta[10] = 0 if use_h or system.min_move_cost > _MOST else system.min_move_cost
+    meta[10] = 0 if use_h or system.min_move_cost > MOST else system.min_move_cost
     meta[11] = -1
     meta[12] = 1024  # (the ring's length: a power of two up to H's entries)
     max_cost = -1 if budget.max_cost is None else budget.max_cost
